@@ -1,0 +1,132 @@
+// Package backend is the storage driver contract: the small interface every
+// driver implements, the optional capabilities a driver may add, and Store,
+// the scoped type that derives every filter from the caller's identity so
+// that drivers never see an unscoped request.
+//
+// The contract is deliberately smaller than the user API, as
+// database/sql/driver is smaller than database/sql. Optional capabilities
+// are separate interfaces found by type assertion. backendtest holds the one
+// conformance suite every driver's tests run.
+package backend
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/agentmem/memory"
+)
+
+// Query selects records for List and Delete. Filter is always applied; the
+// other fields narrow it further.
+type Query struct {
+	// Filter is the scope condition derived by memory.Posture.Filter. A
+	// driver applies it exactly and never widens it.
+	Filter memory.Filter
+	// Kinds restricts to these kinds; empty means all.
+	Kinds []memory.Kind
+	// Key restricts to one key; empty means any.
+	Key string
+	// IDs restricts to these ids; empty means any.
+	IDs []string
+	// Limit keeps only the newest Limit records (List only); zero means all.
+	Limit int
+}
+
+// Driver stores records. Implementations must be safe for concurrent use.
+//
+// Every method returns context errors unchanged when ctx is done, and
+// memory.ErrClosed after Close. Other failures are classified with the
+// memory.Err* sentinels and wrap the native error.
+type Driver interface {
+	// Put stores a batch of records, all or nothing. Each record is checked
+	// with Validate first; a batch over memory.MaxBatch is ErrTooLarge. A
+	// record whose id already exists replaces the stored one only when both
+	// carry the same identity; otherwise Put fails with ErrConflict and
+	// stores nothing.
+	Put(ctx context.Context, recs []memory.Record) error
+	// List returns the records matching q that have not expired, newest
+	// first: by Created descending, then ID descending.
+	List(ctx context.Context, q Query) ([]memory.Record, error)
+	// Delete removes every record matching q, expired or not, ignoring
+	// Limit, and reports how many it removed. There is no page cap.
+	Delete(ctx context.Context, q Query) (int64, error)
+	// Close releases the driver's resources. It is idempotent.
+	Close() error
+}
+
+// Sweeper is the optional capability of deleting expired records in bulk.
+// Drivers without it still never return expired records.
+type Sweeper interface {
+	// Sweep deletes every record that has expired at the driver's clock
+	// and reports how many it removed.
+	Sweep(ctx context.Context) (int64, error)
+}
+
+// Clock returns the current time. Drivers and tiers take one so expiry and
+// ordering are testable; nil means time.Now.
+type Clock func() time.Time
+
+// Now returns c() or time.Now() when c is nil.
+func (c Clock) Now() time.Time {
+	if c == nil {
+		return time.Now()
+	}
+	return c()
+}
+
+// CheckPut validates a batch for a driver's Put: size and every record.
+func CheckPut(recs []memory.Record) error {
+	if len(recs) > memory.MaxBatch {
+		return memory.Errorf(memory.ErrTooLarge, "batch of %d records, the limit is %d", len(recs), memory.MaxBatch)
+	}
+	for _, r := range recs {
+		if err := r.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Matches reports whether r passes q's filter, kinds, key and ids. It does
+// not look at expiry or Limit. Drivers that filter in Go use it.
+func (q Query) Matches(r memory.Record) bool {
+	if !q.Filter.Matches(r.Identity) {
+		return false
+	}
+	if q.Key != "" && r.Key != q.Key {
+		return false
+	}
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
+		return false
+	}
+	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
+		return false
+	}
+	return true
+}
+
+// CheckQuery rejects a query no derived filter produces: one that does not
+// match on tenant (an unscoped query), a negative limit, or too many ids.
+// Drivers call it before touching storage.
+func CheckQuery(q Query) error {
+	if !q.Filter.Match.Has(memory.FieldTenant) {
+		return memory.Errorf(memory.ErrIncompleteScope, "unscoped query: the filter does not match on tenant")
+	}
+	if q.Limit < 0 {
+		return memory.Errorf(memory.ErrInvalidArgument, "negative limit %d", q.Limit)
+	}
+	if len(q.IDs) > memory.MaxBatch {
+		return memory.Errorf(memory.ErrTooLarge, "query names %d ids, the limit is %d", len(q.IDs), memory.MaxBatch)
+	}
+	return nil
+}
+
+// Newer reports whether a sorts before b in List order: Created
+// descending, then ID descending.
+func Newer(a, b memory.Record) bool {
+	if !a.Created.Equal(b.Created) {
+		return a.Created.After(b.Created)
+	}
+	return a.ID > b.ID
+}

@@ -1,0 +1,167 @@
+package backend
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/tokens"
+)
+
+// StoreOptions configure a Store. The zero value is the documented default.
+type StoreOptions struct {
+	// Posture is the identity requirements; the zero value requires only
+	// each level's own fields and refuses the store level.
+	Posture memory.Posture
+	// Tokens counts tokens for the per-record cache (Record.Tokens);
+	// nil means exact cl100k_base counts.
+	Tokens memory.TokenCounter
+	// Clock stamps records written without a creation time; nil means time.Now.
+	Clock Clock
+	// Logger receives debug records of erasures; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the scoped entry point to a driver: it checks the writer's
+// identity against the posture, attributes every record to it, derives
+// every read and erasure filter from the caller's identity and a level, and
+// only then calls the driver. Tiers use a Store, never a bare driver, so
+// scope is enforced in exactly one place. It implements memory.Store and
+// memory.Forgetter and is safe for concurrent use.
+type Store struct {
+	d   Driver
+	opt StoreOptions
+}
+
+var (
+	_ memory.Store     = (*Store)(nil)
+	_ memory.Forgetter = (*Store)(nil)
+)
+
+// NewStore returns a Store over d.
+func NewStore(d Driver, opt StoreOptions) *Store {
+	if opt.Tokens == nil {
+		opt.Tokens = tokens.Counter{}
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Store{d: d, opt: opt}
+}
+
+// Driver returns the underlying driver, for optional capabilities.
+func (s *Store) Driver() Driver { return s.d }
+
+// Posture returns the posture the store enforces.
+func (s *Store) Posture() memory.Posture { return s.opt.Posture }
+
+// Now returns the store's clock reading.
+func (s *Store) Now() time.Time { return s.opt.Clock.Now() }
+
+// Tokens returns the store's token counter.
+func (s *Store) Tokens() memory.TokenCounter { return s.opt.Tokens }
+
+// Add writes recs attributed to id. A record with an empty Identity gets
+// id's whole identity; a record may instead carry a narrower attribution
+// (a subset of id's fields, as keyed working memory does for its levels)
+// but never a field id does not have or a different tenant. Records without
+// a creation time are stamped with the clock, records without an id get a
+// fresh one, and token counts are computed once here. The batch is stored
+// whole or not at all.
+func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := s.opt.Posture.CheckWrite(id); err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil
+	}
+	now := s.opt.Clock.Now()
+	out := make([]memory.Record, len(recs))
+	for i, r := range recs {
+		switch {
+		case r.Identity == (memory.Identity{}):
+			r.Identity = id
+		case !narrows(r.Identity, id):
+			return memory.Errorf(memory.ErrPermissionDenied, "record %q is attributed to an identity the writer does not hold", r.ID)
+		}
+		if r.Created.IsZero() {
+			r.Created = now
+		}
+		if r.ID == "" {
+			r.ID = memory.NewID(r.Created)
+		}
+		if r.Tokens == 0 && r.Content != "" {
+			r.Tokens = s.opt.Tokens.CountTokens(r.Content)
+		}
+		out[i] = r
+	}
+	return s.d.Put(ctx, out)
+}
+
+// narrows reports whether every set field of r equals the same field of
+// id, and the tenants are equal.
+func narrows(r, id memory.Identity) bool {
+	if r.Tenant != id.Tenant {
+		return false
+	}
+	for _, f := range []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+		if v := r.Get(f); v != "" && v != id.Get(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// Query derives the driver query for id reading q.
+func (s *Store) Query(id memory.Identity, q memory.Query) (Query, error) {
+	f, err := s.opt.Posture.Filter(id, q.Level)
+	if err != nil {
+		return Query{}, err
+	}
+	if q.Limit < 0 {
+		return Query{}, memory.Errorf(memory.ErrInvalidArgument, "negative limit %d", q.Limit)
+	}
+	return Query{Filter: f, Kinds: q.Kinds, Key: q.Key, Limit: q.Limit}, nil
+}
+
+// List returns the records visible to id under q, newest first.
+func (s *Store) List(ctx context.Context, id memory.Identity, q memory.Query) ([]memory.Record, error) {
+	dq, err := s.Query(id, q)
+	if err != nil {
+		return nil, err
+	}
+	return s.d.List(ctx, dq)
+}
+
+// Forget erases every record visible to id at level and reports the count.
+func (s *Store) Forget(ctx context.Context, id memory.Identity, level memory.Level) (int64, error) {
+	return s.Delete(ctx, id, memory.Query{Level: level})
+}
+
+// Delete erases the records visible to id under q (Limit is ignored) and
+// reports the count.
+func (s *Store) Delete(ctx context.Context, id memory.Identity, q memory.Query) (int64, error) {
+	q.Limit = 0
+	dq, err := s.Query(id, q)
+	if err != nil {
+		return 0, err
+	}
+	return s.DeleteQuery(ctx, dq)
+}
+
+// DeleteQuery erases the records a derived query selects, for tiers that
+// narrow a derived query further (by ids, say).
+func (s *Store) DeleteQuery(ctx context.Context, dq Query) (int64, error) {
+	n, err := s.d.Delete(ctx, dq)
+	if err == nil {
+		s.opt.Logger.Debug("memory erased", "match", dq.Filter.Match.String(), "count", n)
+	}
+	return n, err
+}
+
+// Close closes the driver. It is idempotent.
+func (s *Store) Close() error { return s.d.Close() }

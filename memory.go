@@ -1,0 +1,131 @@
+package memory
+
+import (
+	"context"
+	"time"
+)
+
+// Kind says what a Record is. Each kind is one thing an origin document stores.
+type Kind string
+
+// The record kinds.
+const (
+	// KindTurn is one verbatim conversation turn (short-term window).
+	KindTurn Kind = "turn"
+	// KindSummary is a one-line step summary (the summary memory type) or a
+	// rolling narrative digest (the medium-term tier).
+	KindSummary Kind = "summary"
+	// KindFact is a long-term fact or a stored memory entry recalled by
+	// relevance. Its id is derived from its scope and content.
+	KindFact Kind = "fact"
+	// KindDocument is a keyed JSON working-memory row: Key is memory_key,
+	// Label is memory_type, Content is memory_json. Its id is derived from
+	// its scope and key.
+	KindDocument Kind = "document"
+)
+
+// Kinds lists every record kind.
+var Kinds = []Kind{KindTurn, KindSummary, KindFact, KindDocument}
+
+// Valid reports whether k is one of the defined kinds.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindTurn, KindSummary, KindFact, KindDocument:
+		return true
+	}
+	return false
+}
+
+// Role is who spoke a turn.
+type Role string
+
+// The conversation roles.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleSystem    Role = "system"
+	RoleTool      Role = "tool"
+)
+
+// Record is the unit every driver stores. One struct serves every kind so
+// that scope, attribution, expiry and erasure work identically for all of
+// them; the constructors NewTurn, NewSummary, NewFact and NewDocument fill
+// it correctly for each kind.
+type Record struct {
+	// ID is stable and unique within a store; see NewID and ContentID.
+	ID string
+	// Kind says what the record is.
+	Kind Kind
+	// Identity is the writer's full identity (compound attribution).
+	Identity Identity
+	// Label is the turn's role for turns, memory_type for documents, and a
+	// free classification for other kinds.
+	Label string
+	// Key is memory_key for documents and the "<workflow>/<step>" source of a
+	// step summary; empty when the kind has none.
+	Key string
+	// Content is the text, or the JSON payload of a document.
+	Content string
+	// Metadata holds optional string attributes.
+	Metadata map[string]string
+	// Created is when the record was written.
+	Created time.Time
+	// Expires is when the record stops being returned; zero means never.
+	Expires time.Time
+	// Tokens caches the token count of Content, computed once when the
+	// record is written; zero means not counted.
+	Tokens int
+}
+
+// Expired reports whether r has expired at now.
+func (r Record) Expired(now time.Time) bool {
+	return !r.Expires.IsZero() && !now.Before(r.Expires)
+}
+
+// Query selects records within the caller's scope.
+type Query struct {
+	// Level selects whose records are visible; it is required.
+	Level Level
+	// Kinds restricts the result to these kinds; empty means all.
+	Kinds []Kind
+	// Key restricts the result to one key; empty means any.
+	Key string
+	// Limit keeps only the newest Limit records; zero means no limit.
+	Limit int
+}
+
+// TokenCounter counts the tokens of a text. Implementations must be safe for
+// concurrent use and deterministic.
+type TokenCounter interface {
+	CountTokens(text string) int
+}
+
+// Store writes records attributed to the caller and lists what the caller's
+// identity may see.
+type Store interface {
+	// Add writes records with the caller's full identity. A batch is stored
+	// whole or not at all.
+	Add(ctx context.Context, id Identity, recs ...Record) error
+	// List returns the records visible to id under q, newest first.
+	List(ctx context.Context, id Identity, q Query) ([]Record, error)
+}
+
+// Recollection is context assembled for a prompt.
+type Recollection struct {
+	// Records are the records used, in the order they appear in Text.
+	Records []Record
+	// Text is the rendered block, ready to prepend to a system prompt; empty
+	// when there is nothing to recall.
+	Text string
+}
+
+// Recaller assembles what a caller should remember before a step.
+type Recaller interface {
+	Recall(ctx context.Context, id Identity) (Recollection, error)
+}
+
+// Forgetter erases every record visible to id at a level and reports how
+// many were removed.
+type Forgetter interface {
+	Forget(ctx context.Context, id Identity, level Level) (int64, error)
+}
