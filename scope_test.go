@@ -1,0 +1,127 @@
+package memory_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/memory"
+)
+
+var full = memory.Identity{Tenant: "acme", User: "alice", Agent: "kaos://agent/ns/bot", Instance: "inst-1", Squad: "sq-1", Session: "run-1"}
+
+func TestFilterDerivation(t *testing.T) {
+	open := memory.Posture{AllowStore: true}
+	strict := memory.Posture{RequirePrincipal: true, RequireAgentIdentity: true}
+	noUser := full
+	noUser.User = ""
+	cases := []struct {
+		name    string
+		posture memory.Posture
+		id      memory.Identity
+		level   memory.Level
+		match   memory.Field
+		err     error
+	}{
+		{"session binds user when present", open, full, memory.LevelSession, memory.FieldTenant | memory.FieldSession | memory.FieldUser, nil},
+		{"session without user", open, noUser, memory.LevelSession, memory.FieldTenant | memory.FieldSession, nil},
+		{"agent binds user when present", open, full, memory.LevelAgent, memory.FieldTenant | memory.FieldAgent | memory.FieldUser, nil},
+		{"agent without user", open, noUser, memory.LevelAgent, memory.FieldTenant | memory.FieldAgent, nil},
+		{"agent without user under require principal", strict, noUser, memory.LevelAgent, 0, memory.ErrIncompleteScope},
+		{"user", open, full, memory.LevelUser, memory.FieldTenant | memory.FieldUser, nil},
+		{"user missing", open, noUser, memory.LevelUser, 0, memory.ErrIncompleteScope},
+		{"store allowed", open, full, memory.LevelStore, memory.FieldTenant, nil},
+		{"store refused by default", memory.Posture{}, full, memory.LevelStore, 0, memory.ErrPermissionDenied},
+		{"SQUAD_AGENT_RUN", open, full, memory.LevelSquadAgentRun, memory.FieldTenant | memory.FieldInstance | memory.FieldSquad | memory.FieldSession, nil},
+		{"SQUAD_AGENT", open, full, memory.LevelSquadAgent, memory.FieldTenant | memory.FieldInstance | memory.FieldSquad, nil},
+		{"AGENT_RUN", open, full, memory.LevelAgentRun, memory.FieldTenant | memory.FieldInstance | memory.FieldSession, nil},
+		{"SQUAD_RUN", open, full, memory.LevelSquadRun, memory.FieldTenant | memory.FieldSquad | memory.FieldSession, nil},
+		{"SQUAD", open, full, memory.LevelSquad, memory.FieldTenant | memory.FieldSquad, nil},
+		{"AGENT", open, full, memory.LevelParentAgent, memory.FieldTenant | memory.FieldAgent, nil},
+		{"SQUAD without squad", open, memory.Identity{Tenant: "acme", Agent: "a"}, memory.LevelSquad, 0, memory.ErrIncompleteScope},
+		{"require agent identity on reads", memory.Posture{RequireAgentIdentity: true}, memory.Identity{Squad: "s"}, memory.LevelSquad, 0, memory.ErrIncompleteScope},
+		{"unknown level", open, full, memory.Level("session "), 0, memory.ErrInvalidArgument},
+		{"bad identity", open, memory.Identity{Session: "s\x00"}, memory.LevelSession, 0, memory.ErrInvalidArgument},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := tc.posture.Filter(tc.id, tc.level)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("err = %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Match != tc.match {
+				t.Fatalf("match = %s, want %s", f.Match, tc.match)
+			}
+			if f.Identity != tc.id.Only(tc.match) {
+				t.Fatalf("filter identity %+v carries fields outside %s", f.Identity, tc.match)
+			}
+		})
+	}
+}
+
+func TestFilterExactMatch(t *testing.T) {
+	f, err := memory.Posture{}.Filter(memory.Identity{Tenant: "t", User: "alice"}, memory.LevelUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		id   memory.Identity
+		want bool
+	}{
+		{memory.Identity{Tenant: "t", User: "alice", Session: "x"}, true},
+		{memory.Identity{Tenant: "t", User: "alicia"}, false},
+		{memory.Identity{Tenant: "t", User: "alic"}, false},
+		{memory.Identity{Tenant: "t", User: "Alice"}, false},
+		{memory.Identity{Tenant: "", User: "alice"}, false},
+		{memory.Identity{Tenant: "t2", User: "alice"}, false},
+	} {
+		if got := f.Matches(w.id); got != w.want {
+			t.Errorf("Matches(%+v) = %v, want %v", w.id, got, w.want)
+		}
+	}
+}
+
+func TestCheckWrite(t *testing.T) {
+	cases := []struct {
+		posture memory.Posture
+		id      memory.Identity
+		err     error
+	}{
+		{memory.Posture{}, memory.Identity{Session: "s"}, nil},
+		{memory.Posture{}, memory.Identity{Tenant: "t"}, memory.ErrIncompleteScope},
+		{memory.Posture{RequirePrincipal: true}, memory.Identity{Session: "s", Agent: "a"}, memory.ErrIncompleteScope},
+		{memory.Posture{RequirePrincipal: true}, memory.Identity{Session: "s", User: "u"}, nil},
+		{memory.Posture{RequireAgentIdentity: true}, memory.Identity{Session: "s", User: "u"}, memory.ErrIncompleteScope},
+		{memory.Posture{}, memory.Identity{User: " u"}, memory.ErrInvalidArgument},
+		{memory.Posture{}, memory.Identity{User: "u\n"}, memory.ErrInvalidArgument},
+		{memory.Posture{}, memory.Identity{User: "\xff"}, memory.ErrInvalidArgument},
+		{memory.Posture{}, memory.Identity{User: strings.Repeat("u", memory.MaxIdentityFieldBytes+1)}, memory.ErrInvalidArgument},
+		{memory.Posture{}, memory.Identity{User: "用户 ålice"}, nil},
+	}
+	for i, tc := range cases {
+		err := tc.posture.CheckWrite(tc.id)
+		if tc.err == nil && err != nil || tc.err != nil && !errors.Is(err, tc.err) {
+			t.Errorf("case %d: CheckWrite(%+v) = %v, want %v", i, tc.id, err, tc.err)
+		}
+	}
+}
+
+func TestKeyedFields(t *testing.T) {
+	if got, want := memory.LevelParentAgent.Keyed(), memory.FieldTenant|memory.FieldAgent; got != want {
+		t.Errorf("AGENT keeps %s, want %s", got, want)
+	}
+	if got, want := memory.LevelSquad.Keyed(), memory.FieldTenant|memory.FieldSquad; got != want {
+		t.Errorf("SQUAD keeps %s, want %s", got, want)
+	}
+	for _, l := range memory.Levels {
+		if !l.Valid() {
+			t.Errorf("level %q not valid", l)
+		}
+	}
+}
