@@ -12,9 +12,11 @@ type Kind string
 const (
 	// KindTurn is one verbatim conversation turn (short-term window).
 	KindTurn Kind = "turn"
-	// KindSummary is a one-line step summary (the summary memory type) or a
-	// rolling narrative digest (the medium-term tier).
+	// KindSummary is a one-line step summary (the summary memory type).
 	KindSummary Kind = "summary"
+	// KindDigest is a rolling narrative digest of a session (the
+	// medium-term tier).
+	KindDigest Kind = "digest"
 	// KindFact is a long-term fact or a stored memory entry recalled by
 	// relevance. Its id is derived from its scope and content.
 	KindFact Kind = "fact"
@@ -25,12 +27,12 @@ const (
 )
 
 // Kinds lists every record kind.
-var Kinds = []Kind{KindTurn, KindSummary, KindFact, KindDocument}
+var Kinds = []Kind{KindTurn, KindSummary, KindDigest, KindFact, KindDocument}
 
 // Valid reports whether k is one of the defined kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindTurn, KindSummary, KindFact, KindDocument:
+	case KindTurn, KindSummary, KindDigest, KindFact, KindDocument:
 		return true
 	}
 	return false

@@ -1,0 +1,47 @@
+// Package tiers holds the memory types users construct. Among them are the
+// step-lifecycle types of the per-agent memory document, named as its
+// spec.memory.type values:
+//
+//   - Buffer ("buffer", the document's default): every step starts with an
+//     empty context; the turns of the current step are held in the process
+//     and discarded when the step ends. Nothing is saved after the step
+//     completes.
+//   - Summary ("summary"): at the end of each step one line (Step.Summary)
+//     is stored, keeping the last MaxEntries per agent and discarding
+//     entries older than TTL; the next step's Recall returns them as the
+//     "[Previous execution context]" block to prepend to the system prompt.
+//   - None ("none"): explicitly stateless; nothing is loaded or saved.
+//
+// The summary line and the block are exactly the document's:
+//
+//	[Previous execution context]
+//	[<workflow>/<step>] Task: <first 200 chars of input> | Result: <first 500 chars of output>
+//
+//	[Current task follows]
+//
+// All three implement StepMemory, the lifecycle an agent loop drives:
+//
+//	rec, err := mem.Recall(ctx, id)            // step start
+//	prompt := tiers.Prepend(rec, systemPrompt)
+//	... run the step ...
+//	err = mem.Save(ctx, id, tiers.Step{Workflow: wf, Name: step, Input: in, Output: out}) // step end
+//
+// Every Save validates its Step the same way (see Step.Validate), so a
+// program that works with one type keeps working when its configuration
+// switches to another.
+//
+// Summary stores its records through a *backend.Store, which enforces scope:
+// the caller's Identity decides what is written and what is visible, and a
+// level whose identity fields are missing fails closed with
+// memory.ErrIncompleteScope before storage is touched. Buffer keeps its
+// turns per Identity, so sessions sharing one Buffer never see each other's
+// turns.
+//
+// Token counts are pluggable through memory.TokenCounter and default to the
+// exact, offline cl100k_base counter. Counts are computed once, when a turn
+// or summary is written, and cached on the record; recall never re-counts
+// a record that has a cached count.
+//
+// Every type here is safe for concurrent use and honours cancelled
+// contexts.
+package tiers

@@ -1,0 +1,257 @@
+package tiers
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// DefaultMaxEntries is how many step summaries a Summary keeps when
+// SummaryOptions.MaxEntries is zero: the document's example, "keep the last
+// 10 summaries".
+const DefaultMaxEntries = 10
+
+// SummaryOptions configure a Summary. The zero value is the documented
+// default: the last 10 summaries per agent, no expiry, no token budget.
+type SummaryOptions struct {
+	// MaxEntries is how many summaries to keep (maxEntries); after each
+	// Save the oldest beyond it are deleted, and Recall returns at most this
+	// many. Zero means DefaultMaxEntries; negative is invalid.
+	MaxEntries int
+	// TTL discards summaries older than it (ttl; see ParseTTL). Each
+	// summary is written with Expires = Created + TTL, and Recall and Save
+	// also judge every stored summary by its age against the current TTL,
+	// so shortening the TTL takes effect at once. Zero means no expiry;
+	// negative is invalid.
+	TTL time.Duration
+	// MaxContextTokens is the token budget of the recalled block
+	// (maxContextTokens), framing included; zero means no budget,
+	// negative is invalid.
+	MaxContextTokens int
+	// Level is whose summaries are shared: the level every Recall, Save and
+	// prune uses. The empty level means memory.LevelAgent — the document
+	// keeps one ConfigMap per agent (agent-memory-<agent-name>), and the
+	// agent level also binds the user when the caller has one.
+	Level memory.Level
+	// Tokens counts each summary's tokens once, when it is saved, and the
+	// block's framing; nil means the store's counter.
+	Tokens memory.TokenCounter
+	// Clock stamps summaries and judges their age; nil means the store's
+	// clock.
+	Clock backend.Clock
+}
+
+// Summary is the "summary" memory type: at the end of each step it stores
+// one line (Step.Summary) as a memory.KindSummary record with Key
+// "<workflow>/<step>", attributed to the caller's
+// whole identity; at the start of the next step Recall returns the kept
+// lines, oldest first, as the block the document prepends to the system
+// prompt:
+//
+//	[Previous execution context]
+//	[workflow-name/step-name] Task: ... | Result: ...
+//	...
+//
+//	[Current task follows]
+//
+// Records go through a *backend.Store, so the store's posture and the
+// Level decide who shares them. A Summary is safe for concurrent use: once
+// concurrent Saves in one scope have returned, exactly the newest
+// MaxEntries summaries remain.
+type Summary struct {
+	store       *backend.Store
+	level       memory.Level
+	maxEntries  int
+	ttl         time.Duration
+	budget      int
+	tokens      memory.TokenCounter
+	clock       backend.Clock
+	frameTokens int
+}
+
+// NewSummary returns a Summary storing through store. It fails with
+// memory.ErrInvalidArgument for a nil store, a negative option or an
+// unknown level.
+func NewSummary(store *backend.Store, opt SummaryOptions) (*Summary, error) {
+	switch {
+	case store == nil:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary memory needs a store")
+	case opt.MaxEntries < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary MaxEntries is %d; it cannot be negative", opt.MaxEntries)
+	case opt.TTL < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary TTL is %s; it cannot be negative", opt.TTL)
+	case opt.MaxContextTokens < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary MaxContextTokens is %d; it cannot be negative", opt.MaxContextTokens)
+	case opt.Level != "" && !opt.Level.Valid():
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary level %q is unknown", string(opt.Level))
+	}
+	s := &Summary{
+		store:      store,
+		level:      opt.Level,
+		maxEntries: opt.MaxEntries,
+		ttl:        opt.TTL,
+		budget:     opt.MaxContextTokens,
+		tokens:     opt.Tokens,
+		clock:      opt.Clock,
+	}
+	if s.level == "" {
+		s.level = memory.LevelAgent
+	}
+	if s.maxEntries == 0 {
+		s.maxEntries = DefaultMaxEntries
+	}
+	if s.tokens == nil {
+		s.tokens = store.Tokens()
+	}
+	if s.clock == nil {
+		s.clock = store.Now
+	}
+	if s.budget > 0 {
+		s.frameTokens = s.tokens.CountTokens(frameText)
+	}
+	return s, nil
+}
+
+// query is the memory query every call derives its scope from.
+func (s *Summary) query() memory.Query {
+	return memory.Query{Level: s.level, Kinds: []memory.Kind{memory.KindSummary}}
+}
+
+// stale reports whether r is older than the TTL at now.
+func (s *Summary) stale(r memory.Record, now time.Time) bool {
+	return s.ttl > 0 && !now.Before(r.Created.Add(s.ttl))
+}
+
+// Recall returns the newest step summaries visible to id at the Summary's
+// level as the "[Previous execution context]" block, oldest line first.
+// Summaries older than the TTL are never returned. At most MaxEntries
+// lines are returned and, with a budget, only as many of the newest as fit
+// in MaxContextTokens: the framing's count plus, per line, its cached
+// token count and one for its line break. Recall stops at the first line
+// that does not fit, so the lines are always the latest ones, unbroken.
+// With nothing to recall the Recollection is empty. A level whose fields id
+// lacks is memory.ErrIncompleteScope.
+func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+	if err := ctx.Err(); err != nil {
+		return memory.Recollection{}, err
+	}
+	q := s.query()
+	q.Limit = s.maxEntries
+	recs, err := s.store.List(ctx, id, q)
+	if err != nil {
+		return memory.Recollection{}, err
+	}
+	now := s.clock.Now()
+	var kept []memory.Record
+	used := s.frameTokens
+	for _, r := range recs {
+		if len(kept) == s.maxEntries {
+			break
+		}
+		if r.Expired(now) || s.stale(r, now) {
+			continue
+		}
+		if s.budget > 0 {
+			n := r.Tokens
+			if n == 0 && r.Content != "" {
+				n = s.tokens.CountTokens(r.Content)
+			}
+			if used+n+1 > s.budget {
+				break
+			}
+			used += n + 1
+		}
+		kept = append(kept, r)
+	}
+	if len(kept) == 0 {
+		return memory.Recollection{}, nil
+	}
+	slices.Reverse(kept)
+	lines := make([]string, len(kept))
+	for i, r := range kept {
+		lines[i] = r.Content
+	}
+	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
+}
+
+// Save stores step's one-line summary (Step.Summary) attributed to id,
+// then deletes the summaries in the same scope beyond the newest
+// MaxEntries and any older than the TTL. The step must pass Step.Validate,
+// and id must hold the level's fields; both are checked before anything is
+// written. If pruning fails after the summary was stored, Save returns the
+// error and the next Save prunes again.
+func (s *Summary) Save(ctx context.Context, id memory.Identity, step Step) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := step.Validate(); err != nil {
+		return err
+	}
+	dq, err := s.store.Query(id, s.query())
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	line := step.Summary()
+	rec := memory.NewSummary(id, step.key(), line, now)
+	rec.Tokens = s.tokens.CountTokens(line)
+	if s.ttl > 0 {
+		rec.Expires = now.Add(s.ttl)
+	}
+	if err := s.store.Add(ctx, id, rec); err != nil {
+		return err
+	}
+	return s.prune(ctx, id, dq)
+}
+
+// prune deletes the step summaries visible through dq beyond the newest
+// maxEntries and those older than the TTL.
+//
+// Concurrent Saves stay correct without a lock: each Save lists only after
+// its own write, and deletes only summaries that had maxEntries newer ones
+// beside them. The newest maxEntries summaries ever written in the scope
+// never have that many newer ones, so no Save deletes them; and the last
+// Save to list sees every write, so it deletes all the others.
+func (s *Summary) prune(ctx context.Context, id memory.Identity, dq backend.Query) error {
+	recs, err := s.store.List(ctx, id, s.query())
+	if err != nil {
+		return err
+	}
+	now := s.clock.Now()
+	var doomed []string
+	for i, r := range recs {
+		if i >= s.maxEntries || s.stale(r, now) {
+			doomed = append(doomed, r.ID)
+		}
+	}
+	_, err = s.deleteIDs(ctx, dq, doomed)
+	return err
+}
+
+// deleteIDs deletes the records with the given ids that dq selects, in
+// batches the driver accepts, and reports how many it removed.
+func (s *Summary) deleteIDs(ctx context.Context, dq backend.Query, ids []string) (int64, error) {
+	var total int64
+	for len(ids) > 0 {
+		n := min(len(ids), memory.MaxBatch)
+		dq.IDs = ids[:n]
+		ids = ids[n:]
+		removed, err := s.store.DeleteQuery(ctx, dq)
+		total += removed
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+// Forget erases the step summaries visible to id at level, expired or
+// not, and reports how many it removed; other records are untouched.
+func (s *Summary) Forget(ctx context.Context, id memory.Identity, level memory.Level) (int64, error) {
+	q := s.query()
+	q.Level = level
+	return s.store.Delete(ctx, id, q)
+}
