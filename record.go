@@ -100,6 +100,8 @@ func (r Record) Validate() error {
 		return Errorf(ErrTooLarge, "record id is %d bytes, the limit is %d", len(r.ID), MaxIDBytes)
 	case !utf8.ValidString(r.ID):
 		return Errorf(ErrInvalidArgument, "record id is not valid UTF-8")
+	case strings.IndexByte(r.ID, 0) >= 0:
+		return Errorf(ErrInvalidArgument, "record id contains a NUL byte")
 	case !r.Kind.Valid():
 		return Errorf(ErrInvalidArgument, "record %s has unknown kind %q", r.ID, string(r.Kind))
 	case r.Created.IsZero():
@@ -129,6 +131,9 @@ func (r Record) Validate() error {
 		}
 		if !utf8.ValidString(k) || !utf8.ValidString(v) {
 			return Errorf(ErrInvalidArgument, "record %s has metadata that is not valid UTF-8", r.ID)
+		}
+		if strings.IndexByte(k, 0) >= 0 || strings.IndexByte(v, 0) >= 0 {
+			return Errorf(ErrInvalidArgument, "record %s has metadata that contains a NUL byte", r.ID)
 		}
 		total += len(k) + len(v)
 	}

@@ -40,10 +40,11 @@ type Query struct {
 // memory.Err* sentinels and wrap the native error.
 type Driver interface {
 	// Put stores a batch of records, all or nothing. Each record is checked
-	// with Validate first; a batch over memory.MaxBatch is ErrTooLarge. A
-	// record whose id already exists replaces the stored one only when both
-	// carry the same identity; otherwise Put fails with ErrConflict and
-	// stores nothing.
+	// with Validate first; a batch over memory.MaxBatch is ErrTooLarge and
+	// an empty batch does nothing. A record whose id already exists
+	// (expired or not) replaces the stored one only when both carry the
+	// same identity; otherwise Put fails with ErrConflict and stores
+	// nothing. When one id appears twice in a batch, the later record wins.
 	Put(ctx context.Context, recs []memory.Record) error
 	// List returns the records matching q that have not expired, newest
 	// first: by Created descending, then ID descending.

@@ -152,7 +152,15 @@ func (d *Driver) remove(e *entry) {
 
 // candidates returns the smallest posting list that holds every record q
 // can match, or nil when no record can match. The caller holds d.mu.
-func (d *Driver) candidates(q backend.Query) []*entry {
+//
+// When q names ids, the candidates are exactly those records, so it clears
+// q.IDs for the caller's per-record match.
+func (d *Driver) candidates(q *backend.Query) []*entry {
+	if len(q.IDs) > 0 {
+		list := d.byIDs(q.IDs)
+		q.IDs = nil
+		return list
+	}
 	id := q.Filter.Identity
 	best := d.index[indexKey{field: memory.FieldTenant, tenant: id.Tenant}]
 	if best == nil {
@@ -173,6 +181,27 @@ func (d *Driver) candidates(q backend.Query) []*entry {
 	return best.list
 }
 
+// byIDs returns the entries with the given ids, oldest first (posting
+// order). The caller holds d.mu.
+func (d *Driver) byIDs(ids []string) []*entry {
+	var out []*entry
+	for _, id := range ids {
+		if e := d.byID[id]; e != nil {
+			out = append(out, e)
+		}
+	}
+	slices.SortFunc(out, func(a, b *entry) int {
+		switch {
+		case a == b:
+			return 0
+		case backend.Newer(a.rec, b.rec):
+			return 1
+		}
+		return -1
+	})
+	return slices.Compact(out)
+}
+
 // List returns the live records matching q, newest first; see backend.Driver.
 func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
 	if err := ctx.Err(); err != nil {
@@ -187,7 +216,7 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	if d.closed {
 		return nil, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	list := d.candidates(q)
+	list := d.candidates(&q)
 	var out []memory.Record
 	for i := len(list) - 1; i >= 0; i-- {
 		e := list[i]
@@ -219,7 +248,7 @@ func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
 		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
 	var doomed []*entry
-	for _, e := range d.candidates(q) {
+	for _, e := range d.candidates(&q) {
 		if !e.dead && q.Matches(e.rec) {
 			doomed = append(doomed, e)
 		}

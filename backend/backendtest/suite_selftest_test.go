@@ -1,0 +1,358 @@
+package backendtest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
+)
+
+// TestRunMapDriver runs the whole suite against a correct driver: it must
+// pass.
+func TestRunMapDriver(t *testing.T) {
+	Run(t, Config{
+		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver { return newMapDriver(clock) },
+		Sweeper:   true,
+	})
+}
+
+// recorder is a reporter that records failures instead of failing the
+// test, so a test can assert that a check fails.
+type recorder struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+type fatalStop struct{}
+
+func (r *recorder) Helper()             {}
+func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(fatalStop{})
+}
+
+// runRecorded runs the named check against cfg and returns what it
+// reported.
+func runRecorded(t *testing.T, cfg Config, name string) []string {
+	t.Helper()
+	i := slices.IndexFunc(checks, func(c check) bool { return c.name == name })
+	if i < 0 {
+		t.Fatalf("no check named %q", name)
+	}
+	rec := &recorder{}
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				if _, ok := p.(fatalStop); !ok {
+					panic(p)
+				}
+			}
+		}()
+		checks[i].fn(rec, &env{cfg: cfg, t: t, seed: 42, name: name})
+	}()
+	return rec.errors
+}
+
+// leaky wraps a correct driver and drops the user condition from every
+// filter before passing the query on: the classic isolation bug.
+type leaky struct{ backend.Driver }
+
+func (l leaky) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+	q.Filter.Match &^= memory.FieldUser
+	return l.Driver.List(ctx, q)
+}
+
+func (l leaky) Delete(ctx context.Context, q backend.Query) (int64, error) {
+	q.Filter.Match &^= memory.FieldUser
+	return l.Driver.Delete(ctx, q)
+}
+
+// TestIsolationCatchesLeakyWrapper runs the isolation check against two
+// correct drivers, bare and wrapped in leaky: bare it must pass, wrapped it
+// must report leaks.
+func TestIsolationCatchesLeakyWrapper(t *testing.T) {
+	for name, open := range map[string]func(backend.Clock) backend.Driver{
+		"map":   func(c backend.Clock) backend.Driver { return newMapDriver(c) },
+		"inmem": func(c backend.Clock) backend.Driver { return inmem.New(inmem.Options{Clock: c}) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			bare := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return open(c) }}
+			if errs := runRecorded(t, bare, "Isolation"); len(errs) != 0 {
+				t.Fatalf("the isolation check fails on the bare driver: %s", errs[0])
+			}
+			wrapped := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return leaky{open(c)} }}
+			errs := runRecorded(t, wrapped, "Isolation")
+			if len(errs) == 0 {
+				t.Fatal("the isolation check did not notice a driver that drops the user condition")
+			}
+			leaks := 0
+			for _, e := range errs {
+				if strings.Contains(e, "unexpected [") {
+					leaks++
+				}
+			}
+			if leaks == 0 {
+				t.Errorf("no failure reports a leaked record; first failure: %s", errs[0])
+			}
+			t.Logf("%d failures reported, %d of them leaks; first: %s", len(errs), leaks, errs[0])
+		})
+	}
+}
+
+// faulty wraps the correct map driver and breaks one rule of the contract
+// per option. Its List and Delete reimplement matching so a scope rule can
+// be broken precisely.
+type faulty struct {
+	*mapDriver
+	match       func(f memory.Filter, w memory.Identity) bool // nil: exact
+	idAscending bool                                          // break ties by ID ascending
+	limitFirst  bool                                          // apply Limit before hiding expired records
+	ignoreLimit bool
+	deleteIDs   bool // Delete ignores IDs
+	deleteCap   int  // Delete removes at most this many records
+	nonAtomic   bool // Put stores the valid records of a failing batch
+	noConflict  bool // Put replaces records of other identities
+	noClose     bool // Close does nothing
+	ignoreCtx   bool // context is never checked
+	alias       bool // List returns the stored metadata maps
+	truncate    time.Duration
+	unscoped    bool // no CheckQuery
+}
+
+func exactMatch(f memory.Filter, w memory.Identity) bool {
+	for _, fl := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+		if f.Match.Has(fl) && f.Identity.Get(fl) != w.Get(fl) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchWith returns a matcher that compares fields with eq.
+func matchWith(eq func(field memory.Field, filter, stored string) bool) func(memory.Filter, memory.Identity) bool {
+	return func(f memory.Filter, w memory.Identity) bool {
+		for _, fl := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+			if f.Match.Has(fl) && !eq(fl, f.Identity.Get(fl), w.Get(fl)) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+func (d *faulty) matches(q backend.Query, r memory.Record, forDelete bool) bool {
+	m := d.match
+	if m == nil {
+		m = exactMatch
+	}
+	if !m(q.Filter, r.Identity) {
+		return false
+	}
+	if q.Key != "" && r.Key != q.Key {
+		return false
+	}
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
+		return false
+	}
+	if len(q.IDs) > 0 && !(forDelete && d.deleteIDs) && !slices.Contains(q.IDs, r.ID) {
+		return false
+	}
+	return true
+}
+
+func (d *faulty) check(ctx context.Context, q *backend.Query) error {
+	if !d.ignoreCtx {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if q != nil && !d.unscoped {
+		if err := backend.CheckQuery(*q); err != nil {
+			return err
+		}
+	}
+	if d.closed {
+		return memory.Errorf(memory.ErrClosed, "closed")
+	}
+	return nil
+}
+
+func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.check(ctx, nil); err != nil {
+		return err
+	}
+	var failed error
+	if err := backend.CheckPut(recs); err != nil {
+		if !d.nonAtomic || len(recs) > memory.MaxBatch {
+			return err
+		}
+		failed = err
+	}
+	if !d.noConflict {
+		for _, r := range recs {
+			if old, ok := d.recs[r.ID]; ok && old.Identity != r.Identity {
+				return memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", r.ID)
+			}
+		}
+	}
+	for _, r := range recs {
+		if r.Validate() != nil {
+			continue
+		}
+		if d.truncate > 0 {
+			r.Created = r.Created.Truncate(d.truncate)
+		}
+		d.recs[r.ID] = clone(r)
+	}
+	return failed
+}
+
+func (d *faulty) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if err := d.check(ctx, &q); err != nil {
+		return nil, err
+	}
+	now := d.clock.Now()
+	var out []memory.Record
+	for _, r := range d.recs {
+		if d.matches(q, r, false) && (d.limitFirst || !r.Expired(now)) {
+			if !d.alias {
+				r = clone(r)
+			}
+			out = append(out, r)
+		}
+	}
+	slices.SortFunc(out, func(a, b memory.Record) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		if d.idAscending {
+			return strings.Compare(a.ID, b.ID)
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if q.Limit > 0 && len(out) > q.Limit && !d.ignoreLimit {
+		out = out[:q.Limit]
+	}
+	if d.limitFirst {
+		out = slices.DeleteFunc(out, func(r memory.Record) bool { return r.Expired(now) })
+	}
+	return out, nil
+}
+
+func (d *faulty) Delete(ctx context.Context, q backend.Query) (int64, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.check(ctx, &q); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, id := range slices.Sorted(maps.Keys(d.recs)) {
+		if d.deleteCap > 0 && n == int64(d.deleteCap) {
+			break
+		}
+		if d.matches(q, d.recs[id], true) {
+			delete(d.recs, id)
+			n++
+		}
+	}
+	return n, nil
+}
+
+func (d *faulty) Close() error {
+	if !d.noClose {
+		return d.mapDriver.Close()
+	}
+	return nil
+}
+
+// TestChecksCatchFaults proves the suite can fail: each faulty driver
+// breaks one rule, and the checks named must report it.
+func TestChecksCatchFaults(t *testing.T) {
+	frozen := func(backend.Clock) backend.Clock { return func() time.Time { return time.Time{} } }
+	cases := []struct {
+		name   string
+		fault  faulty
+		clock  func(backend.Clock) backend.Clock // replaces the suite's clock
+		sweep  *bool                             // overrides the Sweeper declaration
+		checks []string
+	}{
+		{name: "drops the user condition", fault: faulty{match: func(f memory.Filter, w memory.Identity) bool {
+			f.Match &^= memory.FieldUser
+			return exactMatch(f, w)
+		}}, checks: []string{"Isolation", "ForgetEveryLevel", "ForgetLarge", "ListNarrowing", "DeleteNarrowing"}},
+		{name: "drops the session when it matches an instance", fault: faulty{match: func(f memory.Filter, w memory.Identity) bool {
+			if f.Match.Has(memory.FieldInstance) {
+				f.Match &^= memory.FieldSession
+			}
+			return exactMatch(f, w)
+		}}, checks: []string{"Isolation"}},
+		{name: "treats the empty tenant as a wildcard", fault: faulty{match: matchWith(func(fl memory.Field, f, s string) bool {
+			return f == s || (fl == memory.FieldTenant && f == "")
+		})}, checks: []string{"Isolation", "ForgetLarge"}},
+		{name: "matches prefixes", fault: faulty{match: matchWith(func(_ memory.Field, f, s string) bool {
+			return strings.HasPrefix(s, f)
+		})}, checks: []string{"Isolation", "ForgetEveryLevel"}},
+		{name: "folds case", fault: faulty{match: matchWith(func(_ memory.Field, f, s string) bool {
+			return strings.EqualFold(f, s)
+		})}, checks: []string{"Isolation"}},
+		{name: "breaks ties by ascending id", fault: faulty{idAscending: true}, checks: []string{"Ordering"}},
+		{name: "ignores Limit", fault: faulty{ignoreLimit: true}, checks: []string{"ListNarrowing", "Ordering"}},
+		{name: "applies Limit before expiry", fault: faulty{limitFirst: true}, checks: []string{"Expiry"}},
+		{name: "Delete ignores IDs", fault: faulty{deleteIDs: true}, checks: []string{"DeleteNarrowing"}},
+		{name: "Delete stops after a page", fault: faulty{deleteCap: memory.MaxBatch}, checks: []string{"ForgetLarge"}},
+		{name: "Put is not atomic", fault: faulty{nonAtomic: true}, checks: []string{"BadRecords"}},
+		{name: "Put ignores conflicts", fault: faulty{noConflict: true}, checks: []string{"Upsert"}},
+		{name: "Close does nothing", fault: faulty{noClose: true}, checks: []string{"Close"}},
+		{name: "ignores the context", fault: faulty{ignoreCtx: true}, checks: []string{"CancelledContext"}},
+		{name: "aliases stored metadata", fault: faulty{alias: true}, checks: []string{"RoundTrip"}},
+		{name: "keeps microseconds only", fault: faulty{truncate: time.Microsecond}, checks: []string{"RoundTrip", "Ordering"}},
+		{name: "accepts unscoped queries", fault: faulty{unscoped: true}, checks: []string{"BadQueries"}},
+		{name: "never expires", clock: frozen, checks: []string{"Expiry", "Sweep"}},
+		{name: "hides its Sweeper", sweep: new(bool), checks: []string{"Sweep"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{
+				NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+					if c.clock != nil {
+						clock = c.clock(clock)
+					}
+					f := c.fault
+					f.mapDriver = newMapDriver(clock)
+					return &f
+				},
+				Sweeper: true,
+			}
+			if c.sweep != nil {
+				cfg.Sweeper = *c.sweep
+			}
+			for _, name := range c.checks {
+				errs := runRecorded(t, cfg, name)
+				if len(errs) == 0 {
+					t.Errorf("check %s did not notice a driver that %s", name, c.name)
+					continue
+				}
+				t.Logf("check %s: %d failures, first: %s", name, len(errs), errs[0])
+			}
+		})
+	}
+}
