@@ -33,6 +33,9 @@ type Driver struct {
 	closed bool
 	byID   map[string]*entry
 	index  map[indexKey]*postings
+	idents map[memory.Identity]*writer
+	last   *writer        // the writer of the last record put, a cache
+	first  map[string]int // scratch for Put: first index of each id in a batch
 }
 
 var (
@@ -41,8 +44,17 @@ var (
 )
 
 type entry struct {
-	rec  memory.Record
-	dead bool
+	rec    memory.Record
+	writer *writer
+	dead   bool
+}
+
+// writer is one distinct identity, shared by all of its records: their
+// identity strings are stored once, their posting lists are found once,
+// and a read checks the filter once per writer rather than per record.
+type writer struct {
+	id    memory.Identity
+	lists []*postings // the tenant's list, then one per set indexed field
 }
 
 // indexKey names one posting list: the records whose field equals value
@@ -58,23 +70,44 @@ type indexKey struct {
 type postings struct {
 	list []*entry
 	dead int
+	// tail is the List-order key of the newest entry ever inserted, so the
+	// common insert — a record newer than all others — is an append
+	// without touching any entry.
+	tailNanos int64
+	tailID    string
 }
 
 var indexedFields = []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
 
 // New returns an empty driver.
 func New(opt Options) *Driver {
-	return &Driver{clock: opt.Clock, byID: map[string]*entry{}, index: map[indexKey]*postings{}}
+	return &Driver{clock: opt.Clock, byID: map[string]*entry{}, index: map[indexKey]*postings{}, idents: map[memory.Identity]*writer{}, first: map[string]int{}}
 }
 
-func keysOf(id memory.Identity) []indexKey {
+// writerOf returns the shared writer of id, creating it and its posting
+// lists on first sight. Posting lists are never removed from the index, so
+// a writer's lists stay the index's. The caller holds d.mu for writing.
+func (d *Driver) writerOf(id memory.Identity) *writer {
+	if w := d.idents[id]; w != nil {
+		return w
+	}
+	w := &writer{id: id}
 	keys := []indexKey{{field: memory.FieldTenant, tenant: id.Tenant}}
 	for _, f := range indexedFields {
 		if v := id.Get(f); v != "" {
 			keys = append(keys, indexKey{field: f, tenant: id.Tenant, value: v})
 		}
 	}
-	return keys
+	for _, k := range keys {
+		p := d.index[k]
+		if p == nil {
+			p = &postings{}
+			d.index[k] = p
+		}
+		w.lists = append(w.lists, p)
+	}
+	d.idents[id] = w
+	return w
 }
 
 // Put stores recs all or nothing; see backend.Driver.
@@ -90,32 +123,45 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if d.closed {
 		return memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	pending := make(map[string]memory.Identity, len(recs))
-	for _, r := range recs {
-		owner, ok := pending[r.ID]
-		if !ok {
-			if e := d.byID[r.ID]; e != nil {
-				owner, ok = e.rec.Identity, true
-			}
+	// Check every record before changing anything: the batch is all or
+	// nothing. olds[i] is the stored record recs[i] replaces; first[id] is
+	// the index of id's first occurrence in the batch.
+	olds := make([]*entry, len(recs))
+	if len(recs) > 1 {
+		defer clear(d.first) // runs before the deferred unlock
+	}
+	for i, r := range recs {
+		owner, seen := r.Identity, false
+		if j, dup := d.first[r.ID]; dup {
+			owner, seen = recs[j].Identity, true
+		} else if e := d.byID[r.ID]; e != nil {
+			owner, seen, olds[i] = e.writer.id, true, e
 		}
-		if ok && owner != r.Identity {
+		if seen && owner != r.Identity {
 			return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
 		}
-		pending[r.ID] = r.Identity
+		if len(recs) > 1 {
+			d.first[r.ID] = i
+		}
 	}
-	for _, r := range recs {
-		if old := d.byID[r.ID]; old != nil {
+	for i, r := range recs {
+		old := olds[i]
+		if j := d.first[r.ID]; j != i && len(recs) > 1 {
+			old = d.byID[r.ID] // a duplicate replaces the batch's earlier record
+		}
+		if old != nil {
 			d.remove(old)
 		}
+		w := d.last
+		if w == nil || w.id != r.Identity {
+			w = d.writerOf(r.Identity)
+			d.last = w
+		}
+		r.Identity = w.id
 		r.Metadata = cloneMetadata(r.Metadata)
-		e := &entry{rec: r}
+		e := &entry{rec: r, writer: w}
 		d.byID[r.ID] = e
-		for _, k := range keysOf(r.Identity) {
-			p := d.index[k]
-			if p == nil {
-				p = &postings{}
-				d.index[k] = p
-			}
+		for _, p := range w.lists {
 			p.insert(e)
 		}
 	}
@@ -123,29 +169,29 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 }
 
 func (p *postings) insert(e *entry) {
-	n := len(p.list)
-	if n == 0 || backend.Newer(e.rec, p.list[n-1].rec) {
+	nanos := e.rec.Created.UnixNano()
+	if len(p.list) == 0 || nanos > p.tailNanos || nanos == p.tailNanos && e.rec.ID > p.tailID {
 		p.list = append(p.list, e)
+		p.tailNanos, p.tailID = nanos, e.rec.ID
 		return
 	}
-	i := sort.Search(n, func(i int) bool { return backend.Newer(p.list[i].rec, e.rec) })
+	i := sort.Search(len(p.list), func(i int) bool { return newer(p.list[i], e) })
 	p.list = slices.Insert(p.list, i, e)
 }
+
+// newer reports whether a comes before b in List order.
+func newer(a, b *entry) bool { return backend.Newer(a.rec, b.rec) }
 
 // remove marks e dead, drops it from byID and compacts posting lists in
 // which dead entries have become the majority. The caller holds d.mu.
 func (d *Driver) remove(e *entry) {
 	e.dead = true
 	delete(d.byID, e.rec.ID)
-	for _, k := range keysOf(e.rec.Identity) {
-		p := d.index[k]
+	for _, p := range e.writer.lists {
 		p.dead++
 		if p.dead*2 > len(p.list) {
 			p.list = slices.DeleteFunc(p.list, func(x *entry) bool { return x.dead })
 			p.dead = 0
-			if len(p.list) == 0 {
-				delete(d.index, k)
-			}
 		}
 	}
 }
@@ -194,7 +240,7 @@ func (d *Driver) byIDs(ids []string) []*entry {
 		switch {
 		case a == b:
 			return 0
-		case backend.Newer(a.rec, b.rec):
+		case newer(a, b):
 			return 1
 		}
 		return -1
@@ -218,9 +264,13 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	}
 	list := d.candidates(&q)
 	var out []memory.Record
+	if q.Limit > 0 {
+		out = make([]memory.Record, 0, min(q.Limit, len(list)))
+	}
+	m := newMatcher(q)
 	for i := len(list) - 1; i >= 0; i-- {
 		e := list[i]
-		if e.dead || e.rec.Expired(now) || !q.Matches(e.rec) {
+		if e.dead || e.rec.Expired(now) || !m.matches(e) {
 			continue
 		}
 		r := e.rec
@@ -248,8 +298,10 @@ func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
 		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
 	var doomed []*entry
-	for _, e := range d.candidates(&q) {
-		if !e.dead && q.Matches(e.rec) {
+	list := d.candidates(&q)
+	m := newMatcher(q)
+	for _, e := range list {
+		if !e.dead && m.matches(e) {
 			doomed = append(doomed, e)
 		}
 	}
@@ -290,6 +342,28 @@ func (d *Driver) Close() error {
 	d.byID = nil
 	d.index = nil
 	return nil
+}
+
+// matcher applies a query to entries, deciding the identity filter once
+// per writer: consecutive entries of a posting list mostly share one.
+type matcher struct {
+	filter memory.Filter
+	rest   backend.Query // the query without its filter: kinds, key, ids
+	last   *writer
+	ok     bool
+}
+
+func newMatcher(q backend.Query) *matcher {
+	m := &matcher{filter: q.Filter, rest: q}
+	m.rest.Filter = memory.Filter{}
+	return m
+}
+
+func (m *matcher) matches(e *entry) bool {
+	if e.writer != m.last {
+		m.last, m.ok = e.writer, m.filter.Matches(e.writer.id)
+	}
+	return m.ok && m.rest.Matches(e.rec)
 }
 
 func cloneMetadata(m map[string]string) map[string]string {
