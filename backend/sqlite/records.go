@@ -1,0 +1,460 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// upsertSQL returns the statement that inserts n records, or replaces a
+// stored record with the same id when both carry the same identity. When
+// the identities differ the WHERE clause leaves the stored row alone and no
+// row changes, so the statement changes fewer than n rows, which Put
+// reports as memory.ErrConflict. (A record repeated within one statement
+// updates the row its first occurrence inserted, under the same rule.)
+func upsertSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO memory_records
+	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	 created, expires, tokens, label, rkey, metadata, content)
+VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	}
+	b.WriteString(`
+ON CONFLICT (id) DO UPDATE SET
+	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
+	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
+	metadata = excluded.metadata, content = excluded.content
+WHERE tenant_id = excluded.tenant_id AND user_id = excluded.user_id
+	AND agent_id = excluded.agent_id AND instance_id = excluded.instance_id
+	AND squad_id = excluded.squad_id AND session_id = excluded.session_id`)
+	return b.String()
+}
+
+// Put writes records in statements of maxChunk rows, and the remainder in
+// statements of the powers of two below it, so a handful of statement
+// texts cover every batch size and all stay in the connection's statement
+// cache.
+const maxChunk = 32
+
+// upserts[k] inserts 1<<k records.
+var upserts = func() []string {
+	var out []string
+	for n := 1; n <= maxChunk; n *= 2 {
+		out = append(out, upsertSQL(n))
+	}
+	return out
+}()
+
+const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, expires, tokens, label, rkey, metadata, content`
+
+// owner is the id and identity of a stored record, as the conflict
+// report reads them.
+type owner struct {
+	ID       string `db:"id"`
+	Tenant   string `db:"tenant_id"`
+	User     string `db:"user_id"`
+	Agent    string `db:"agent_id"`
+	Instance string `db:"instance_id"`
+	Squad    string `db:"squad_id"`
+	Session  string `db:"session_id"`
+}
+
+// The instants an int64 of unix nanoseconds can hold.
+var (
+	minTime = time.Unix(0, math.MinInt64)
+	maxTime = time.Unix(0, math.MaxInt64)
+)
+
+func unixNanos(t time.Time) (int64, bool) {
+	if t.Before(minTime) || t.After(maxTime) {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+// putArgs returns the upsert arguments of r, which CheckPut has validated.
+func putArgs(r memory.Record) ([]any, error) {
+	created, ok := unixNanos(r.Created)
+	if !ok {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "record %s creation time %s is outside the years 1678 to 2262", r.ID, r.Created)
+	}
+	var expires any // NULL: never
+	if !r.Expires.IsZero() {
+		n, ok := unixNanos(r.Expires)
+		if !ok {
+			return nil, memory.Errorf(memory.ErrInvalidArgument, "record %s expiry time %s is outside the years 1678 to 2262", r.ID, r.Expires)
+		}
+		expires = n
+	}
+	meta := ""
+	if len(r.Metadata) > 0 {
+		b, err := json.Marshal(r.Metadata)
+		if err != nil {
+			return nil, memory.Wrap(memory.ErrInvalidArgument, err, "record "+r.ID+" metadata")
+		}
+		meta = string(b)
+	}
+	id := r.Identity
+	return []any{
+		r.ID, string(r.Kind), id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session,
+		created, expires, int64(r.Tokens), r.Label, r.Key, meta, r.Content,
+	}, nil
+}
+
+// scanRecord reads one row of selectColumns. It scans into plain values
+// rather than through struct reflection: List is the hot read path.
+func scanRecord(rows *sql.Rows) (memory.Record, error) {
+	var (
+		r               memory.Record
+		kind, meta      string
+		created, tokens int64
+		expires         sql.NullInt64
+		id              = &r.Identity
+	)
+	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
+		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content); err != nil {
+		return memory.Record{}, err
+	}
+	r.Kind = memory.Kind(kind)
+	r.Created = time.Unix(0, created).UTC()
+	if expires.Valid {
+		r.Expires = time.Unix(0, expires.Int64).UTC()
+	}
+	r.Tokens = int(tokens)
+	if meta != "" {
+		if err := json.Unmarshal([]byte(meta), &r.Metadata); err != nil {
+			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: record "+r.ID+" has malformed metadata")
+		}
+		if len(r.Metadata) == 0 {
+			r.Metadata = nil
+		}
+	}
+	return r, nil
+}
+
+// Put stores recs in one immediate transaction, all or nothing; see
+// backend.Driver. A record whose id is stored with another identity fails
+// the whole batch with memory.ErrConflict. Times must lie between the years
+// 1678 and 2262 (unix nanoseconds in an int64), or Put fails with
+// memory.ErrInvalidArgument.
+func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckPut(recs); err != nil {
+		return err
+	}
+	args := make([][]any, len(recs))
+	for i, r := range recs {
+		a, err := putArgs(r)
+		if err != nil {
+			return err
+		}
+		args[i] = a
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.mu.RUnlock()
+	if len(recs) == 0 {
+		return nil
+	}
+	return d.write(ctx, func(conn *sqlx.Conn) error {
+		// Statements run without a cancellable context, which would cost
+		// a goroutine per statement in go-sqlite3; cancellation is checked
+		// between statements instead.
+		bg := context.WithoutCancel(ctx)
+		flat := make([]any, 0, maxChunk*columns)
+		for i := 0; i < len(recs); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			k := len(upserts) - 1
+			for 1<<k > len(recs)-i {
+				k--
+			}
+			n := 1 << k
+			flat = flat[:0]
+			for _, a := range args[i : i+n] {
+				flat = append(flat, a...)
+			}
+			res, err := conn.ExecContext(bg, upserts[k], flat...)
+			if err != nil {
+				return fail(ctx, err, "sqlite: insert records")
+			}
+			changed, err := res.RowsAffected()
+			if err != nil {
+				return fail(ctx, err, "sqlite: insert records")
+			}
+			if changed != int64(n) {
+				return conflict(bg, conn, recs[i:i+n])
+			}
+			i += n
+		}
+		return nil
+	})
+}
+
+// columns is the number of values putArgs returns.
+const columns = 15
+
+// conflict reports the record of chunk whose id is stored, within the
+// failing transaction, with another identity.
+func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error {
+	q, args, err := sqlx.In(`SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
+		FROM memory_records WHERE id IN (?)`, ids(chunk))
+	if err == nil {
+		var rows []owner
+		if err = conn.SelectContext(ctx, &rows, q, args...); err == nil {
+			stored := make(map[string]memory.Identity, len(rows))
+			for _, rw := range rows {
+				stored[rw.ID] = memory.Identity{Tenant: rw.Tenant, User: rw.User, Agent: rw.Agent,
+					Instance: rw.Instance, Squad: rw.Squad, Session: rw.Session}
+			}
+			for _, r := range chunk {
+				if id, ok := stored[r.ID]; ok && id != r.Identity {
+					return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
+				}
+			}
+		}
+	}
+	return memory.Errorf(memory.ErrConflict, "a record of the batch exists with another identity")
+}
+
+func ids(recs []memory.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// List returns the unexpired records matching q, newest first (Created
+// descending, then ID descending), at most q.Limit of them when it is set;
+// see backend.Driver. The read runs on one index: the one of the most
+// selective identity field q's filter sets (session, user, squad, agent, in
+// that order), or the primary key when q names ids.
+func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckQuery(q); err != nil {
+		return nil, err
+	}
+	now, ok := unixNanos(d.clock.Now())
+	if !ok {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the clock reads %s, outside the years 1678 to 2262", d.clock.Now())
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.mu.RUnlock()
+
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(selectColumns)
+	b.WriteString(" FROM memory_records WHERE ")
+	args := where(&b, q)
+	b.WriteString(" AND (+expires IS NULL OR +expires > ?) ORDER BY created DESC, id DESC")
+	args = append(args, now)
+	if q.Limit > 0 {
+		b.WriteString(" LIMIT ?")
+		args = append(args, q.Limit)
+	}
+	rows, err := d.r.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, fail(ctx, err, "sqlite: list records")
+	}
+	defer rows.Close()
+	var out []memory.Record
+	if q.Limit > 0 {
+		out = make([]memory.Record, 0, min(q.Limit, 256))
+	}
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, fail(ctx, err, "sqlite: list records")
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "sqlite: list records")
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// Delete removes every record matching q, expired or not, in one
+// statement, ignoring q.Limit, and reports how many it removed; see
+// backend.Driver.
+func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckQuery(q); err != nil {
+		return 0, err
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+
+	var b strings.Builder
+	b.WriteString("DELETE FROM memory_records WHERE ")
+	args := where(&b, q)
+	return d.delete(ctx, b.String(), args, "sqlite: delete records")
+}
+
+// Sweep deletes every record that has expired at the driver's clock (its
+// Expires at or before the clock's reading) and reports how many it
+// removed. It reads the expiry index only.
+func (d *Driver) Sweep(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	now, ok := unixNanos(d.clock.Now())
+	if !ok {
+		return 0, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the clock reads %s, outside the years 1678 to 2262", d.clock.Now())
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	return d.delete(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?", []any{now}, "sqlite: sweep expired records")
+}
+
+func (d *Driver) delete(ctx context.Context, query string, args []any, what string) (int64, error) {
+	var n int64
+	err := d.write(ctx, func(conn *sqlx.Conn) error {
+		res, err := conn.ExecContext(ctx, query, args...)
+		if err != nil {
+			return fail(ctx, err, what)
+		}
+		n, err = res.RowsAffected()
+		return fail(ctx, err, what)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// scopeColumns maps identity fields to columns, in memory.Field order.
+var scopeColumns = [...]struct {
+	f   memory.Field
+	col string
+}{
+	{memory.FieldTenant, "tenant_id"},
+	{memory.FieldUser, "user_id"},
+	{memory.FieldAgent, "agent_id"},
+	{memory.FieldInstance, "instance_id"},
+	{memory.FieldSquad, "squad_id"},
+	{memory.FieldSession, "session_id"},
+}
+
+// indexOrder lists the indexed identity fields, most selective first.
+// Instance has no index of its own: the levels that match on it also match
+// on session or squad, and the squad index carries instance_id as a
+// trailing column, so an instance condition is checked on the index entry
+// without reading the row.
+var indexOrder = [...]memory.Field{
+	memory.FieldSession, memory.FieldUser, memory.FieldSquad, memory.FieldAgent,
+}
+
+// where writes q's condition to b and returns its arguments. Only fixed
+// column names go into the text; every value is a parameter.
+//
+// The condition pins the index the read uses: tenant and the chosen field
+// compare plainly, and every other column is written with SQLite's unary +,
+// which keeps its comparison but stops the planner from using an index on
+// it. The chosen field is the first of indexOrder the filter matches on
+// with a non-empty value; when q names ids, no identity column is indexed
+// and the primary key is used.
+func where(b *strings.Builder, q backend.Query) []any {
+	f := q.Filter
+	var primary memory.Field
+	if len(q.IDs) == 0 {
+		for _, c := range indexOrder {
+			if f.Match.Has(c) && f.Identity.Get(c) != "" {
+				primary = c
+				break
+			}
+		}
+	}
+	args := make([]any, 0, 8+len(q.Kinds)+len(q.IDs))
+	first := true
+	and := func() {
+		if !first {
+			b.WriteString(" AND ")
+		}
+		first = false
+	}
+	for _, c := range scopeColumns {
+		if !f.Match.Has(c.f) {
+			continue
+		}
+		and()
+		if len(q.IDs) > 0 || (c.f != memory.FieldTenant && c.f != primary) {
+			b.WriteByte('+')
+		}
+		b.WriteString(c.col)
+		b.WriteString(" = ?")
+		args = append(args, f.Identity.Get(c.f))
+		if c.f == primary {
+			// The partial index's own condition, so the planner may use it.
+			b.WriteString(" AND ")
+			b.WriteString(c.col)
+			b.WriteString(" != ''")
+		}
+	}
+	if len(q.Kinds) > 0 {
+		and()
+		b.WriteString("kind IN (")
+		for i, k := range q.Kinds {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('?')
+			args = append(args, string(k))
+		}
+		b.WriteByte(')')
+	}
+	if q.Key != "" {
+		and()
+		b.WriteString("rkey = ?")
+		args = append(args, q.Key)
+	}
+	if len(q.IDs) > 0 {
+		and()
+		b.WriteString("id IN (")
+		for i, id := range q.IDs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('?')
+			args = append(args, id)
+		}
+		b.WriteByte(')')
+	}
+	if first {
+		// CheckQuery guarantees a tenant condition; keep the SQL valid anyway.
+		b.WriteString("1")
+	}
+	return args
+}

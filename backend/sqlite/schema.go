@@ -1,0 +1,162 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory"
+)
+
+// SchemaVersion is the schema version this driver writes and reads. A file
+// with an older version is migrated when opened; a newer one is refused.
+const SchemaVersion = 1
+
+// migrations[i] takes the schema from version i to version i+1.
+//
+// The identity indexes are partial: a record is in the index of a field
+// only when it has a value for it, so records without a squad, say, cost
+// nothing in the squad index. Reads name the index's condition literally.
+//
+// Column order matters: SQLite decodes a row's columns left to right, and a
+// large Content spills into overflow pages, so the columns filters and the
+// ORDER BY read come first and content comes last.
+var migrations = []string{
+	// 1: the records table and its read-path indexes.
+	`CREATE TABLE memory_records (
+		id          TEXT    NOT NULL PRIMARY KEY,
+		kind        TEXT    NOT NULL,
+		tenant_id   TEXT    NOT NULL,
+		user_id     TEXT    NOT NULL,
+		agent_id    TEXT    NOT NULL,
+		instance_id TEXT    NOT NULL,
+		squad_id    TEXT    NOT NULL,
+		session_id  TEXT    NOT NULL,
+		created     INTEGER NOT NULL, -- unix nanoseconds
+		expires     INTEGER,          -- unix nanoseconds; NULL means never
+		tokens      INTEGER NOT NULL,
+		label       TEXT    NOT NULL,
+		rkey        TEXT    NOT NULL,
+		metadata    TEXT    NOT NULL, -- JSON object; '' when there is none
+		content     TEXT    NOT NULL
+	) STRICT, WITHOUT ROWID;
+	CREATE INDEX memory_records_session ON memory_records (tenant_id, session_id, created, id) WHERE session_id != '';
+	CREATE INDEX memory_records_user    ON memory_records (tenant_id, user_id, created, id) WHERE user_id != '';
+	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created, id, instance_id) WHERE squad_id != '';
+	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created, id) WHERE agent_id != '';
+	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
+}
+
+const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
+	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+	version INTEGER NOT NULL
+) STRICT`
+
+// setup puts the database in WAL mode, checks that an in-memory database
+// is not spread over several connections, and brings the schema to
+// SchemaVersion.
+func (d *Driver) setup(ctx context.Context) error {
+	conn, err := d.w.Connx(ctx)
+	if err != nil {
+		return classify(err, "sqlite: connect")
+	}
+	var mode string
+	err = conn.GetContext(ctx, &mode, "PRAGMA journal_mode = WAL")
+	if err == nil {
+		var file string
+		file, err = mainFile(ctx, conn)
+		if err == nil && file == "" && d.w.Stats().MaxOpenConnections != 1 {
+			conn.Close()
+			return memory.Errorf(memory.ErrInvalidArgument, "sqlite: an in-memory database needs a handle limited to one connection (SetMaxOpenConns(1))")
+		}
+	}
+	var v int
+	if err == nil {
+		v, err = schemaVersion(ctx, conn)
+	}
+	conn.Close()
+	if err != nil {
+		return classify(err, "sqlite: read schema version")
+	}
+	d.log.Debug("sqlite: opened", "journal_mode", mode, "schema_version", v)
+	if v == SchemaVersion {
+		return nil
+	}
+	if err := checkVersion(v); err != nil {
+		return err
+	}
+	return d.write(ctx, func(conn *sqlx.Conn) error {
+		if _, err := conn.ExecContext(ctx, createSchemaTable); err != nil {
+			return classify(err, "sqlite: create schema table")
+		}
+		// Another process may have migrated between the check and the lock.
+		v, err := schemaVersion(ctx, conn)
+		if err != nil {
+			return classify(err, "sqlite: read schema version")
+		}
+		if err := checkVersion(v); err != nil {
+			return err
+		}
+		for ; v < SchemaVersion; v++ {
+			if _, err := conn.ExecContext(ctx, migrations[v]); err != nil {
+				return classify(err, "sqlite: migrate schema to version "+itoa(v+1))
+			}
+			d.log.Debug("sqlite: migrated schema", "version", v+1)
+		}
+		_, err = conn.ExecContext(ctx, `INSERT INTO memory_schema (id, version) VALUES (1, ?)
+			ON CONFLICT (id) DO UPDATE SET version = excluded.version`, SchemaVersion)
+		return classify(err, "sqlite: record schema version")
+	})
+}
+
+func checkVersion(v int) error {
+	if v > SchemaVersion {
+		return memory.Errorf(memory.ErrUnimplemented,
+			"sqlite: the database has schema version %d, newer than version %d this driver supports; upgrade the driver", v, SchemaVersion)
+	}
+	if v < 0 {
+		return memory.Errorf(memory.ErrInvalidArgument, "sqlite: the database has invalid schema version %d", v)
+	}
+	return nil
+}
+
+// schemaVersion reads the recorded version; 0 means no schema yet.
+func schemaVersion(ctx context.Context, conn *sqlx.Conn) (int, error) {
+	var n int
+	if err := conn.GetContext(ctx, &n, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'memory_schema'`); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	var v int
+	err := conn.GetContext(ctx, &v, `SELECT version FROM memory_schema WHERE id = 1`)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, err
+}
+
+// mainFile returns the file name of the main database; empty for an
+// in-memory or temporary database.
+func mainFile(ctx context.Context, conn *sqlx.Conn) (string, error) {
+	rows, err := conn.QueryxContext(ctx, "PRAGMA database_list")
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	file := ""
+	for rows.Next() {
+		var seq int
+		var name, f string
+		if err := rows.Scan(&seq, &name, &f); err != nil {
+			return "", err
+		}
+		if name == "main" {
+			file = f
+		}
+	}
+	return file, rows.Err()
+}

@@ -1,0 +1,466 @@
+// Package sqlite is the embedded default storage driver: every record lives
+// in one SQLite file, read and written through github.com/mattn/go-sqlite3
+// and github.com/jmoiron/sqlx. It needs no service and no set-up beyond a
+// path, and it implements backend.Driver and backend.Sweeper.
+//
+// # Concurrency
+//
+// SQLite allows one writer at a time. The driver therefore serialises its
+// own writes in the process (a writer waiting its turn still honours its
+// context) and runs each one as an immediate transaction (BEGIN IMMEDIATE),
+// so a write never starts as a reader and fails to upgrade. Reads run on a
+// separate pool of connections; in WAL mode they see a consistent snapshot
+// and are never blocked by the writer. Writers in other processes are
+// waited for up to the busy timeout. Goroutines of one process never see
+// "database is locked". A Put is one transaction however large its batch;
+// a Delete or Sweep is one statement.
+//
+// # Durability
+//
+// The database runs in WAL mode with synchronous=NORMAL by default: a
+// committed write survives a crash of the program, and the file is never
+// corrupted, but the transactions committed since the last checkpoint may
+// be lost to a power failure or an operating-system crash (with Open,
+// checkpoints run in the background within milliseconds of a commit).
+// Options.SyncFull selects synchronous=FULL, which syncs the WAL at every
+// commit and survives power loss as well, at the price of one fsync per
+// Put.
+//
+// # Schema
+//
+// The driver creates its tables on first use and records their version in
+// the memory_schema table. Newer versions of the driver migrate older files
+// forward inside one immediate transaction; a file written by a newer driver
+// than this one is refused with memory.ErrUnimplemented. The schema is one
+// table, memory_records, with four identity indexes (session, user, squad,
+// agent; each led by tenant and followed by created and id, so the newest N
+// records of a scope are read straight off the index without a sort; the
+// squad index also carries instance, which every instance-keyed level pairs
+// with squad or session) and an index on expiry for sweeps. The indexes are
+// partial: a record enters only the indexes of the fields it has. Every
+// index costs ingest throughput, so there are no more than the read levels
+// need; a store-level query, which matches on tenant alone, reads the
+// whole table. Times are stored as unix nanoseconds, metadata as a JSON
+// object.
+//
+// # Errors
+//
+// Native errors are classified with the memory.Err* sentinels and stay
+// reachable with errors.As (as sqlite3.Error). SQLite's busy, locked and
+// constraint errors are memory.ErrConflict; too big and full are
+// memory.ErrTooLarge; read-only and permission errors are
+// memory.ErrPermissionDenied; a file that cannot be opened is
+// memory.ErrNotFound; a file that is not a database, or is corrupt, is
+// memory.ErrInvalidArgument; anything that leaves the storage unusable
+// (I/O failures, out of memory, a lost connection) is memory.ErrClosed.
+// Context errors are returned unchanged.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"log/slog"
+	"net/url"
+	"runtime"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/mattn/go-sqlite3"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// DriverName is the database/sql driver name the package opens databases
+// with. It is registered by github.com/mattn/go-sqlite3.
+const DriverName = "sqlite3"
+
+// MemoryPath is the path that opens a private in-memory database with Open.
+// Its records are lost at Close.
+const MemoryPath = ":memory:"
+
+// Default option values.
+const (
+	// DefaultBusyTimeout is how long a write waits for a writer in another
+	// process before failing with memory.ErrConflict.
+	DefaultBusyTimeout = 5 * time.Second
+	// DefaultMinReadConns is the least number of read connections Open
+	// keeps; the default is the larger of it and GOMAXPROCS.
+	DefaultMinReadConns = 4
+)
+
+// Per-connection settings for the connections Open makes.
+const (
+	// walBackstopPages is the writer's own automatic checkpoint threshold.
+	// The background checkpointer normally keeps the WAL backfilled; this
+	// bounds the WAL (about 16 MiB) if it falls behind, and lets the WAL
+	// restart from its beginning under continuous writes.
+	walBackstopPages = 4096
+	// mmapBytes is how much of the file each connection maps into memory
+	// and reads without a system call per page.
+	mmapBytes = 1 << 30
+	// checkpointInterval is the least time between background checkpoints.
+	checkpointInterval = 10 * time.Millisecond
+	writerCacheKiB     = 64 << 10 // page cache of the single writer connection
+	readerCacheKiB     = 16 << 10 // page cache of each reader connection
+	stmtCacheSize      = 16       // prepared statements kept per connection
+)
+
+// Options configure a Driver. The zero value is the documented default.
+type Options struct {
+	// Clock decides expiry: List never returns a record whose Expires is
+	// at or before Clock's reading, and Sweep deletes those records. Nil
+	// means time.Now.
+	Clock backend.Clock
+	// Logger receives debug records of opening and schema migrations, and
+	// warnings about failed background checkpoints and connections
+	// discarded after a failed rollback. Nil discards them.
+	Logger *slog.Logger
+	// BusyTimeout is how long Open's connections wait for a lock held by
+	// another process; zero means DefaultBusyTimeout. New leaves the
+	// injected handle's setting alone.
+	BusyTimeout time.Duration
+	// ReadConns is the size of Open's read pool; zero means the larger of
+	// DefaultMinReadConns and GOMAXPROCS. New uses the injected handle for
+	// reads and writes alike.
+	ReadConns int
+	// SyncFull makes Open's writer use synchronous=FULL, syncing the WAL at
+	// every commit, instead of synchronous=NORMAL. See the package
+	// documentation on durability.
+	SyncFull bool
+}
+
+// Driver is a backend.Driver and backend.Sweeper over one SQLite database.
+// It is safe for concurrent use.
+type Driver struct {
+	w, r  *sqlx.DB      // writer (one connection when opened by Open) and readers
+	own   bool          // Close closes w and r
+	ck    *checkpointer // background checkpoints; nil unless Open opened a file
+	wsem  chan struct{}
+	clock backend.Clock
+	log   *slog.Logger
+
+	mu     sync.RWMutex // held shared by every call, exclusively by Close
+	closed bool
+}
+
+var (
+	_ backend.Driver  = (*Driver)(nil)
+	_ backend.Sweeper = (*Driver)(nil)
+)
+
+// Open opens (creating it if needed) the database file at path and returns
+// a driver that owns its connections: a single writer connection, a pool
+// of read-only (query_only) reader connections, and one connection on
+// which a background goroutine checkpoints the WAL into the database file,
+// so that commits only append to the WAL. Every connection has the busy
+// timeout, a statement cache and the file memory-mapped for reads; the
+// writer runs synchronous=NORMAL (FULL with Options.SyncFull). The schema
+// is created or migrated before Open returns. Opening reads the schema
+// version only, however large the file.
+//
+// path is a file name, not a URI; MemoryPath opens a private in-memory
+// database on a single connection. Open fails with
+// memory.ErrInvalidArgument for an empty path or a file that is not a
+// database, memory.ErrNotFound when the file cannot be created (a missing
+// directory, say), and memory.ErrUnimplemented when the file's schema is
+// newer than this driver.
+func Open(path string, opt Options) (*Driver, error) {
+	if path == "" {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: empty database path")
+	}
+	busy := opt.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	readers := opt.ReadConns
+	if readers <= 0 {
+		readers = max(DefaultMinReadConns, runtime.GOMAXPROCS(0))
+	}
+	syncMode := "NORMAL"
+	if opt.SyncFull {
+		syncMode = "FULL"
+	}
+	common := url.Values{}
+	common.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
+	common.Set("_stmt_cache_size", strconv.Itoa(stmtCacheSize))
+
+	wp := cloneValues(common)
+	wp.Set("_journal_mode", "WAL")
+	wp.Set("_synchronous", syncMode)
+	wp.Set("_txlock", "immediate") // writes say BEGIN IMMEDIATE themselves; this covers any other
+	wp.Set("_cache_size", strconv.Itoa(-writerCacheKiB))
+
+	if path == MemoryPath {
+		w := openDB(MemoryPath+"?"+wp.Encode(), nil)
+		pinOne(w)
+		return start(w, w, true, opt)
+	}
+
+	w := openDB(fileDSN(path, wp), func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec("PRAGMA wal_autocheckpoint = "+strconv.Itoa(walBackstopPages)+"; PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
+		return err
+	})
+	pinOne(w)
+	rp := cloneValues(common)
+	rp.Set("_query_only", "true")
+	rp.Set("_cache_size", strconv.Itoa(-readerCacheKiB))
+	r := openDB(fileDSN(path, rp), func(c *sqlite3.SQLiteConn) error {
+		_, err := c.Exec("PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
+		return err
+	})
+	r.SetMaxOpenConns(readers)
+	r.SetMaxIdleConns(readers)
+	r.SetConnMaxLifetime(0)
+	r.SetConnMaxIdleTime(0)
+	d, err := start(w, r, true, opt)
+	if err != nil {
+		return nil, err
+	}
+	// The checkpointer connects once the file exists and is in WAL mode.
+	ck := openDB(fileDSN(path, common), nil)
+	pinOne(ck)
+	d.ck = &checkpointer{db: ck, kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	go d.checkpoints()
+	return d, nil
+}
+
+// openDB returns a pool over go-sqlite3 connections to dsn, with hook run
+// on each new connection. Nothing is connected yet.
+func openDB(dsn string, hook func(*sqlite3.SQLiteConn) error) *sqlx.DB {
+	drv := &sqlite3.SQLiteDriver{ConnectHook: hook}
+	return sqlx.NewDb(sql.OpenDB(connector{drv: drv, dsn: dsn}), DriverName)
+}
+
+// connector opens go-sqlite3 connections with a fixed DSN and driver.
+type connector struct {
+	drv *sqlite3.SQLiteDriver
+	dsn string
+}
+
+func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Driver() driver.Driver                        { return c.drv }
+
+// New returns a driver over an injected handle, which it uses for reads
+// and writes alike and does not close. The schema is created or migrated
+// before New returns.
+//
+// db must come from github.com/mattn/go-sqlite3 (sqlx.Open("sqlite3", dsn)
+// or sqlx.NewDb over such a *sql.DB); anything else is
+// memory.ErrInvalidArgument. New switches the database to WAL mode, which
+// is persistent in the file. The other settings are per connection and
+// come from the DSN: go-sqlite3's defaults (busy_timeout 5000 ms,
+// synchronous NORMAL) suit the driver, and _stmt_cache_size (say 16)
+// speeds up small writes. Immediate transactions do not depend on
+// _txlock: the driver begins its writes with BEGIN IMMEDIATE itself and
+// serialises them within the process. The WAL is checkpointed by SQLite's
+// automatic checkpoints on the committing connection, not in the
+// background as with Open. An in-memory database must be
+// limited to one connection (db.SetMaxOpenConns(1)), since each connection
+// to ":memory:" is a database of its own; New refuses it otherwise.
+func New(db *sqlx.DB, opt Options) (*Driver, error) {
+	if db == nil {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: nil database handle")
+	}
+	if _, ok := db.Driver().(*sqlite3.SQLiteDriver); !ok {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the handle's driver is %T, not github.com/mattn/go-sqlite3", db.Driver())
+	}
+	return start(db, db, false, opt)
+}
+
+// pinOne limits db to one connection that is never closed for idleness or
+// age, so an in-memory database and the writer's page cache survive.
+func pinOne(db *sqlx.DB) {
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+}
+
+func start(w, r *sqlx.DB, own bool, opt Options) (*Driver, error) {
+	d := &Driver{
+		w:     w,
+		r:     r,
+		own:   own,
+		wsem:  make(chan struct{}, 1),
+		clock: opt.Clock,
+		log:   opt.Logger,
+	}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if err := d.setup(context.Background()); err != nil {
+		if own {
+			_ = d.closeHandles()
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+func fileDSN(path string, params url.Values) string {
+	u := url.URL{Path: path}
+	return "file:" + u.EscapedPath() + "?" + params.Encode()
+}
+
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// enter marks the start of a call; the caller must call d.mu.RUnlock when
+// enter returns nil.
+func (d *Driver) enter() error {
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return memory.Errorf(memory.ErrClosed, "sqlite driver is closed")
+	}
+	return nil
+}
+
+// Close waits for calls in progress, then releases the connections Open
+// made (an injected handle is left open for its owner). Later calls fail
+// with memory.ErrClosed. It is idempotent.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if !d.own {
+		return nil
+	}
+	return d.closeHandles()
+}
+
+func (d *Driver) closeHandles() error {
+	var err error
+	if d.ck != nil {
+		close(d.ck.stop)
+		<-d.ck.done
+		err = d.ck.db.Close()
+	}
+	if d.r != d.w {
+		if rerr := d.r.Close(); err == nil {
+			err = rerr
+		}
+	}
+	if werr := d.w.Close(); err == nil {
+		err = werr
+	}
+	return classify(err, "sqlite: close")
+}
+
+// write runs fn in an immediate transaction on a writer connection, one
+// write at a time in this process. fn's error is returned as is (fn
+// classifies its own errors); the transaction is rolled back on any error.
+func (d *Driver) write(ctx context.Context, fn func(conn *sqlx.Conn) error) error {
+	select {
+	case d.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.wsem }()
+
+	conn, err := d.w.Connx(ctx)
+	if err != nil {
+		return fail(ctx, err, "sqlite: acquire writer connection")
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		d.ensureNoTx(conn)
+		return fail(ctx, err, "sqlite: begin transaction")
+	}
+	if err := fn(conn); err != nil {
+		d.rollback(conn)
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
+		return err
+	}
+	// The batch is complete: commit even if ctx was cancelled meanwhile.
+	if _, err := conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
+		d.rollback(conn)
+		return classify(err, "sqlite: commit")
+	}
+	d.committed()
+	return nil
+}
+
+// rollback ends the transaction on conn. SQLite may already have rolled it
+// back (after an interrupt, say); whatever happened, conn is not returned
+// to the pool while a transaction is still open on it.
+func (d *Driver) rollback(conn *sqlx.Conn) {
+	_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+	d.ensureNoTx(conn)
+}
+
+func (d *Driver) ensureNoTx(conn *sqlx.Conn) {
+	_ = conn.Raw(func(dc any) error {
+		if c, ok := dc.(*sqlite3.SQLiteConn); ok && !c.AutoCommit() {
+			d.log.Warn("sqlite: discarding a connection left inside a transaction")
+			return driver.ErrBadConn
+		}
+		return nil
+	})
+}
+
+// checkpointer copies committed pages from the WAL into the database file
+// on a connection of its own, off the writer's path: a commit only appends
+// to the WAL, and the copying and syncing run concurrently with the next
+// write.
+type checkpointer struct {
+	db   *sqlx.DB
+	kick chan struct{} // a commit happened; capacity 1
+	stop chan struct{}
+	done chan struct{}
+}
+
+// committed tells the checkpointer that the WAL grew.
+func (d *Driver) committed() {
+	if d.ck != nil {
+		select {
+		case d.ck.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (d *Driver) checkpoints() {
+	c := d.ck
+	defer close(c.done)
+	pause := time.NewTimer(0)
+	<-pause.C
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-c.kick:
+		}
+		// A checkpoint that finds another one running (in another process,
+		// or the writer's own) reports busy and is simply retried later.
+		var busy, frames, copied int
+		if err := c.db.QueryRowx("PRAGMA wal_checkpoint(PASSIVE)").Scan(&busy, &frames, &copied); err != nil {
+			var se sqlite3.Error
+			if !errors.As(err, &se) || (se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked) {
+				d.log.Warn("sqlite: background checkpoint failed", "err", err)
+			}
+		}
+		pause.Reset(checkpointInterval)
+		select {
+		case <-c.stop:
+			pause.Stop()
+			return
+		case <-pause.C:
+		}
+	}
+}
