@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -106,6 +107,8 @@ func (r Record) Validate() error {
 		return Errorf(ErrInvalidArgument, "record %s has unknown kind %q", r.ID, string(r.Kind))
 	case r.Created.IsZero():
 		return Errorf(ErrInvalidArgument, "record %s has no creation time", r.ID)
+	case !nanoTime(r.Created) || !r.Expires.IsZero() && !nanoTime(r.Expires):
+		return Errorf(ErrInvalidArgument, "record %s has a time outside the years 1678 to 2262 (unix nanoseconds)", r.ID)
 	case r.Tokens < 0:
 		return Errorf(ErrInvalidArgument, "record %s has a negative token count", r.ID)
 	}
@@ -142,6 +145,15 @@ func (r Record) Validate() error {
 	}
 	return nil
 }
+
+// The instants an int64 of unix nanoseconds can hold: the range every
+// driver stores.
+var (
+	minNanoTime = time.Unix(0, math.MinInt64)
+	maxNanoTime = time.Unix(0, math.MaxInt64)
+)
+
+func nanoTime(t time.Time) bool { return !t.Before(minNanoTime) && !t.After(maxNanoTime) }
 
 func checkText(what, id, s string, limit int) error {
 	if len(s) > limit {

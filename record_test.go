@@ -69,6 +69,8 @@ func TestRecordValidate(t *testing.T) {
 		{"long id", func(r *memory.Record) { r.ID = strings.Repeat("x", memory.MaxIDBytes+1) }, memory.ErrTooLarge},
 		{"unknown kind", func(r *memory.Record) { r.Kind = "blob" }, memory.ErrInvalidArgument},
 		{"no time", func(r *memory.Record) { r.Created = time.Time{} }, memory.ErrInvalidArgument},
+		{"time past 2262", func(r *memory.Record) { r.Created = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }, memory.ErrInvalidArgument},
+		{"expiry before 1678", func(r *memory.Record) { r.Expires = time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }, memory.ErrInvalidArgument},
 		{"invalid utf-8", func(r *memory.Record) { r.Content = "ok \xc3\x28" }, memory.ErrInvalidArgument},
 		{"NUL", func(r *memory.Record) { r.Content = "a\x00b" }, memory.ErrInvalidArgument},
 		{"oversized", func(r *memory.Record) { r.Content = strings.Repeat("a", memory.MaxContentBytes+1) }, memory.ErrTooLarge},

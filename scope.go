@@ -139,6 +139,9 @@ func validateIdentityField(name, v string) error {
 	if v == "" {
 		return nil
 	}
+	if plainASCII(v) && v[0] != ' ' && v[len(v)-1] != ' ' && len(v) <= MaxIdentityFieldBytes {
+		return nil // the common case, decided without decoding runes
+	}
 	switch {
 	case len(v) > MaxIdentityFieldBytes:
 		return Errorf(ErrInvalidArgument, "identity %s is %d bytes, the limit is %d", name, len(v), MaxIdentityFieldBytes)
@@ -153,6 +156,17 @@ func validateIdentityField(name, v string) error {
 		}
 	}
 	return nil
+}
+
+// plainASCII reports whether s is printable ASCII: no control characters,
+// no bytes of multi-byte sequences.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // Level names the set of identity fields a read or an erasure must match.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -43,10 +44,56 @@ var (
 	_ backend.Sweeper = (*Driver)(nil)
 )
 
+// entry is one stored record in compact form: its identity is its
+// writer's and its times are unix nanoseconds, so an entry holds few
+// pointers for the garbage collector to trace. record rebuilds the Record.
 type entry struct {
-	rec    memory.Record
-	writer *writer
-	dead   bool
+	id       string
+	kind     memory.Kind
+	label    string
+	key      string
+	content  string
+	metadata map[string]string
+	created  int64 // unix nanoseconds
+	expires  int64 // unix nanoseconds; 0 means never
+	tokens   int
+	writer   *writer
+	dead     bool
+}
+
+// newEntry returns r's fields in compact form.
+func newEntry(r memory.Record, w *writer) *entry {
+	e := &entry{id: r.ID, kind: r.Kind, label: r.Label, key: r.Key, content: r.Content,
+		metadata: cloneMetadata(r.Metadata), created: r.Created.UnixNano(), tokens: r.Tokens, writer: w}
+	if !r.Expires.IsZero() {
+		e.expires = r.Expires.UnixNano()
+	}
+	return e
+}
+
+// record returns the stored Record, in UTC, with its own metadata map.
+func (e *entry) record() memory.Record {
+	r := memory.Record{ID: e.id, Kind: e.kind, Identity: e.writer.id, Label: e.label, Key: e.key, Content: e.content,
+		Metadata: cloneMetadata(e.metadata), Created: time.Unix(0, e.created).UTC(), Tokens: e.tokens}
+	if e.expires != 0 {
+		r.Expires = time.Unix(0, e.expires).UTC()
+	}
+	return r
+}
+
+// expired reports whether e has expired at now (unix nanoseconds).
+func (e *entry) expired(now int64) bool { return e.expires != 0 && now >= e.expires }
+
+// matchesRest reports whether e passes q's kinds, key and ids; the
+// identity filter is decided per writer by matcher.
+func (e *entry) matchesRest(q *backend.Query) bool {
+	if q.Key != "" && e.key != q.Key {
+		return false
+	}
+	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.kind) {
+		return false
+	}
+	return len(q.IDs) == 0 || slices.Contains(q.IDs, e.id)
 }
 
 // writer is one distinct identity, shared by all of its records: their
@@ -157,9 +204,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			w = d.writerOf(r.Identity)
 			d.last = w
 		}
-		r.Identity = w.id
-		r.Metadata = cloneMetadata(r.Metadata)
-		e := &entry{rec: r, writer: w}
+		e := newEntry(r, w)
 		d.byID[r.ID] = e
 		for _, p := range w.lists {
 			p.insert(e)
@@ -169,10 +214,9 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 }
 
 func (p *postings) insert(e *entry) {
-	nanos := e.rec.Created.UnixNano()
-	if len(p.list) == 0 || nanos > p.tailNanos || nanos == p.tailNanos && e.rec.ID > p.tailID {
+	if len(p.list) == 0 || e.created > p.tailNanos || e.created == p.tailNanos && e.id > p.tailID {
 		p.list = append(p.list, e)
-		p.tailNanos, p.tailID = nanos, e.rec.ID
+		p.tailNanos, p.tailID = e.created, e.id
 		return
 	}
 	i := sort.Search(len(p.list), func(i int) bool { return newer(p.list[i], e) })
@@ -180,13 +224,18 @@ func (p *postings) insert(e *entry) {
 }
 
 // newer reports whether a comes before b in List order.
-func newer(a, b *entry) bool { return backend.Newer(a.rec, b.rec) }
+func newer(a, b *entry) bool {
+	if a.created != b.created {
+		return a.created > b.created
+	}
+	return a.id > b.id
+}
 
 // remove marks e dead, drops it from byID and compacts posting lists in
 // which dead entries have become the majority. The caller holds d.mu.
 func (d *Driver) remove(e *entry) {
 	e.dead = true
-	delete(d.byID, e.rec.ID)
+	delete(d.byID, e.id)
 	for _, p := range e.writer.lists {
 		p.dead++
 		if p.dead*2 > len(p.list) {
@@ -256,7 +305,7 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	if err := backend.CheckQuery(q); err != nil {
 		return nil, err
 	}
-	now := d.clock.Now()
+	now := d.clock.Now().UnixNano()
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -270,12 +319,10 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	m := newMatcher(q)
 	for i := len(list) - 1; i >= 0; i-- {
 		e := list[i]
-		if e.dead || e.rec.Expired(now) || !m.matches(e) {
+		if e.dead || e.expired(now) || !m.matches(e) {
 			continue
 		}
-		r := e.rec
-		r.Metadata = cloneMetadata(r.Metadata)
-		out = append(out, r)
+		out = append(out, e.record())
 		if q.Limit > 0 && len(out) == q.Limit {
 			break
 		}
@@ -316,7 +363,7 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	now := d.clock.Now()
+	now := d.clock.Now().UnixNano()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -324,7 +371,7 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	}
 	var doomed []*entry
 	for _, e := range d.byID {
-		if e.rec.Expired(now) {
+		if e.expired(now) {
 			doomed = append(doomed, e)
 		}
 	}
@@ -348,22 +395,20 @@ func (d *Driver) Close() error {
 // per writer: consecutive entries of a posting list mostly share one.
 type matcher struct {
 	filter memory.Filter
-	rest   backend.Query // the query without its filter: kinds, key, ids
+	rest   backend.Query // kinds, key and ids, checked per entry
 	last   *writer
 	ok     bool
 }
 
 func newMatcher(q backend.Query) *matcher {
-	m := &matcher{filter: q.Filter, rest: q}
-	m.rest.Filter = memory.Filter{}
-	return m
+	return &matcher{filter: q.Filter, rest: q}
 }
 
 func (m *matcher) matches(e *entry) bool {
 	if e.writer != m.last {
 		m.last, m.ok = e.writer, m.filter.Matches(e.writer.id)
 	}
-	return m.ok && m.rest.Matches(e.rec)
+	return m.ok && e.matchesRest(&m.rest)
 }
 
 func cloneMetadata(m map[string]string) map[string]string {

@@ -33,10 +33,11 @@
 // forward inside one immediate transaction; a file written by a newer driver
 // than this one is refused with memory.ErrUnimplemented. The schema is one
 // table, memory_records, with four identity indexes (session, user, squad,
-// agent; each led by tenant and followed by created and id, so the newest N
-// records of a scope are read straight off the index without a sort; the
-// squad index also carries instance, which every instance-keyed level pairs
-// with squad or session) and an index on expiry for sweeps. The indexes are
+// agent; each led by tenant and followed by created, so the newest N
+// records of a scope are read off the index newest first, and only records
+// with equal creation times are sorted, by id, among themselves; the squad
+// index also carries instance, which every instance-keyed level pairs with
+// squad or session) and an index on expiry for sweeps. The indexes are
 // partial: a record enters only the indexes of the fields it has. Every
 // index costs ingest throughput, so there are no more than the read levels
 // need; a store-level query, which matches on tenant alone, reads the
@@ -97,9 +98,9 @@ const (
 const (
 	// walBackstopPages is the writer's own automatic checkpoint threshold.
 	// The background checkpointer normally keeps the WAL backfilled; this
-	// bounds the WAL (about 16 MiB) if it falls behind, and lets the WAL
+	// bounds the WAL (about 64 MiB) if it falls behind, and lets the WAL
 	// restart from its beginning under continuous writes.
-	walBackstopPages = 4096
+	walBackstopPages = 16384
 	// mmapBytes is how much of the file each connection maps into memory
 	// and reads without a system call per page.
 	mmapBytes = 1 << 30
@@ -158,8 +159,9 @@ var (
 // of read-only (query_only) reader connections, and one connection on
 // which a background goroutine checkpoints the WAL into the database file,
 // so that commits only append to the WAL. Every connection has the busy
-// timeout, a statement cache and the file memory-mapped for reads; the
-// writer runs synchronous=NORMAL (FULL with Options.SyncFull). The schema
+// timeout and a statement cache; the writer and the readers map the file
+// into memory for reads; the writer runs synchronous=NORMAL (FULL with
+// Options.SyncFull). The schema
 // is created or migrated before Open returns. Opening reads the schema
 // version only, however large the file.
 //
