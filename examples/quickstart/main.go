@@ -75,7 +75,7 @@ func run(ctx context.Context) error {
 	if recalled.Text == "" {
 		fmt.Println("\nRecalled: nothing yet, this is the agent's first run.")
 	} else {
-		fmt.Printf("\nRecalled %d earlier step(s); this block is prepended to the system prompt:\n\n%s\n", len(recalled.Records), recalled.Text)
+		fmt.Printf("\nRecalled %d earlier step(s); this block is prepended to the system prompt:\n\n%s", len(recalled.Records), recalled.Text)
 	}
 	system := tiers.Prepend(recalled, "You are an anomaly monitor. Say whether an alert is new or recurring.")
 
