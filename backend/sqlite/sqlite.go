@@ -244,8 +244,11 @@ type connector struct {
 	dsn string
 }
 
+// Connect opens a connection to the connector's DSN.
 func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
-func (c connector) Driver() driver.Driver                        { return c.drv }
+
+// Driver returns the go-sqlite3 driver the connector opens with.
+func (c connector) Driver() driver.Driver { return c.drv }
 
 // New returns a driver over an injected handle, which it uses for reads
 // and writes alike and does not close. The schema is created or migrated

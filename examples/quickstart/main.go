@@ -127,6 +127,7 @@ func databasePath() (string, error) {
 // same step it is recurring.
 type scriptedModel struct{}
 
+// GenerateContent answers from the system messages, as described above.
 func (scriptedModel) GenerateContent(_ context.Context, msgs []llms.MessageContent, _ ...llms.CallOption) (*llms.ContentResponse, error) {
 	var system string
 	for _, m := range msgs {
@@ -145,6 +146,7 @@ func (scriptedModel) GenerateContent(_ context.Context, msgs []llms.MessageConte
 	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: answer}}}, nil
 }
 
+// Call is llms.Model's single-prompt form.
 func (m scriptedModel) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
