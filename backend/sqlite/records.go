@@ -425,15 +425,7 @@ func where(b *strings.Builder, q backend.Query) []any {
 	}
 	if len(q.Kinds) > 0 {
 		and()
-		b.WriteString("kind IN (")
-		for i, k := range q.Kinds {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('?')
-			args = append(args, string(k))
-		}
-		b.WriteByte(')')
+		args = inList(b, args, "kind", q.Kinds)
 	}
 	if q.Key != "" {
 		and()
@@ -442,19 +434,27 @@ func where(b *strings.Builder, q backend.Query) []any {
 	}
 	if len(q.IDs) > 0 {
 		and()
-		b.WriteString("id IN (")
-		for i, id := range q.IDs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('?')
-			args = append(args, id)
-		}
-		b.WriteByte(')')
+		args = inList(b, args, "id", q.IDs)
 	}
 	if first {
 		// CheckQuery guarantees a tenant condition; keep the SQL valid anyway.
 		b.WriteString("1")
 	}
+	return args
+}
+
+// inList writes "col IN (?, ?, ...)" with one placeholder per value and
+// returns args with the values appended.
+func inList[T ~string](b *strings.Builder, args []any, col string, vals []T) []any {
+	b.WriteString(col)
+	b.WriteString(" IN (")
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('?')
+		args = append(args, string(v))
+	}
+	b.WriteByte(')')
 	return args
 }
