@@ -1,0 +1,273 @@
+// Package pgtest starts throwaway PostgreSQL clusters for tests, from the
+// machine's own server binaries (Debian's postgresql-15 package, or any
+// installation whose bin directory holds initdb and postgres).
+//
+// A cluster lives in a fresh temporary directory, listens on a private unix
+// socket in that directory and on a random loopback port, and is removed by
+// Stop. The server is a child of the test process that the kernel stops
+// when the test process dies (Linux's parent-death signal), so a killed
+// test run leaves no cluster running.
+//
+// Running as root, initdb and the server run as the "postgres" user, as
+// PostgreSQL requires.
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/lib/pq" // the driver the readiness check connects with
+)
+
+// RequireEnv is the environment variable that turns "PostgreSQL is not
+// available" from a skip into a failure. CI sets it.
+const RequireEnv = "AGENTMEM_REQUIRE_SERVERS"
+
+// ErrUnavailable reports that no PostgreSQL server binaries were found.
+var ErrUnavailable = errors.New("pgtest: PostgreSQL server binaries not found")
+
+// Cluster is one running throwaway cluster.
+type Cluster struct {
+	// DSN connects as the superuser "postgres" to database "postgres" over
+	// the unix socket, in lib/pq's key=value form.
+	DSN string
+	// Port is the loopback TCP port the server also listens on.
+	Port int
+	// SocketDir is the directory holding the server's unix socket.
+	SocketDir string
+
+	dir    string
+	server *exec.Cmd
+	exited chan error
+	log    *bytes.Buffer
+}
+
+// BinDir returns the directory holding initdb and postgres: the directory
+// of pg_config --bindir when pg_config is on PATH and points at a server
+// installation, else the newest /usr/lib/postgresql/<version>/bin.
+func BinDir() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if hasServer(dir) {
+			return dir, nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, dir := range dirs {
+		if hasServer(dir) {
+			return dir, nil
+		}
+	}
+	return "", ErrUnavailable
+}
+
+func version(binDir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(binDir)))
+	return v
+}
+
+func hasServer(dir string) bool {
+	for _, name := range []string{"initdb", "postgres"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.IsDir() {
+			return false
+		}
+	}
+	return true
+}
+
+// Start initialises and starts a cluster. The context bounds start-up only.
+func Start(ctx context.Context) (*Cluster, error) {
+	bin, err := BinDir()
+	if err != nil {
+		return nil, err
+	}
+	sweepDead()
+	dir, err := os.MkdirTemp("", dirPrefix)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir, SocketDir: filepath.Join(dir, "sock"), log: &bytes.Buffer{}}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.start(ctx, bin); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// dirPrefix starts the name of every cluster directory.
+const dirPrefix = "agentmem-pg-"
+
+// ownerFile, in a cluster's directory, holds the pid of the process that
+// started the cluster.
+const ownerFile = "owner.pid"
+
+// sweepDead removes the directories of clusters whose owning process is
+// gone: a test process killed before Stop leaves its directory behind (the
+// server itself dies with the process).
+func sweepDead() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), dirPrefix+"*"))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+		if err != nil {
+			continue // not ours, or being created right now
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		_ = os.RemoveAll(dir)
+	}
+}
+
+func (c *Cluster) start(ctx context.Context, bin string) error {
+	cred, err := serverCredential()
+	if err != nil {
+		return err
+	}
+	data := filepath.Join(c.dir, "data")
+	if err := os.Mkdir(c.SocketDir, 0o700); err != nil {
+		return err
+	}
+	if cred != nil {
+		for _, p := range []string{c.dir, c.SocketDir} {
+			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
+				return err
+			}
+		}
+	}
+	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
+		"-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	if out, err := initdb.CombinedOutput(); err != nil {
+		return fmt.Errorf("pgtest: initdb: %v\n%s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	c.Port = port
+	c.server = exec.Command(filepath.Join(bin, "postgres"),
+		"-D", data, "-k", c.SocketDir, "-p", strconv.Itoa(port),
+		"-c", "listen_addresses=127.0.0.1",
+		"-c", "max_connections=200",
+		"-c", "shared_buffers=128MB")
+	c.server.Stdout, c.server.Stderr = c.log, c.log
+	// The kernel stops the server when this process dies, so no cluster
+	// outlives a killed test run.
+	c.server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
+	if err := c.server.Start(); err != nil {
+		return fmt.Errorf("pgtest: start postgres: %w", err)
+	}
+	c.exited = make(chan error, 1)
+	go func() { c.exited <- c.server.Wait() }()
+	c.DSN = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", c.SocketDir, port)
+	return c.waitReady(ctx)
+}
+
+// serverCredential is the postgres user's when running as root (initdb
+// and the server refuse to run as root), nil otherwise.
+func serverCredential() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("pgtest: running as root needs a postgres user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitReady polls until the server accepts a query, the server exits, or
+// ctx is done.
+func (c *Cluster) waitReady(ctx context.Context) error {
+	db, err := sql.Open("postgres", c.DSN)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	for {
+		pctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := db.PingContext(pctx)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case werr := <-c.exited:
+			c.exited <- werr
+			return fmt.Errorf("pgtest: postgres exited during start-up: %v\n%s", werr, c.log)
+		case <-ctx.Done():
+			return fmt.Errorf("pgtest: postgres not ready: %w (last error: %v)\n%s", ctx.Err(), err, c.log)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Stop shuts the server down (fast shutdown, then a kill after 10 s) and
+// removes the cluster's directory. It is safe to call more than once.
+func (c *Cluster) Stop() {
+	if c.server != nil && c.server.Process != nil {
+		_ = c.server.Process.Signal(syscall.SIGINT)
+		select {
+		case <-c.exited:
+		case <-time.After(10 * time.Second):
+			_ = c.server.Process.Kill()
+			<-c.exited
+		}
+		c.server = nil
+	}
+	if c.dir != "" {
+		_ = os.RemoveAll(c.dir)
+		c.dir = ""
+	}
+}
+
+// Dir returns the cluster's directory, empty after Stop.
+func (c *Cluster) Dir() string { return c.dir }
+
+// ForTest starts a cluster for t and stops it when t ends. Without server
+// binaries it skips t, unless RequireEnv is set, when it fails t.
+func ForTest(t testing.TB) *Cluster {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := Start(ctx)
+	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
+		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
+	}
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
