@@ -56,10 +56,22 @@ type Cluster struct {
 	log    *bytes.Buffer
 }
 
-// BinDir returns the directory holding initdb and postgres: the directory
-// of pg_config --bindir when pg_config is on PATH and points at a server
+// BinEnv names an environment variable that, when set, is the bin
+// directory of the server installation to use (for example a private
+// prefix that also holds extensions such as pgvector).
+const BinEnv = "AGENTMEM_PG_BIN"
+
+// BinDir returns the directory holding initdb and postgres: $AGENTMEM_PG_BIN
+// when set (an error if it holds no server), else the directory of
+// pg_config --bindir when pg_config is on PATH and points at a server
 // installation, else the newest /usr/lib/postgresql/<version>/bin.
 func BinDir() (string, error) {
+	if dir := os.Getenv(BinEnv); dir != "" {
+		if !hasServer(dir) {
+			return "", fmt.Errorf("pgtest: %s=%s holds no initdb and postgres", BinEnv, dir)
+		}
+		return dir, nil
+	}
 	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
 		dir := strings.TrimSpace(string(out))
 		if hasServer(dir) {
