@@ -1,0 +1,106 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/lib/pq"
+
+	"github.com/agentmem/memory"
+)
+
+// sqlOpenDB is sql.OpenDB, named so Open reads plainly.
+func sqlOpenDB(c driver.Connector) *sql.DB { return sql.OpenDB(c) }
+
+// classify wraps a native error with the memory sentinel that describes it
+// (see the package documentation). It returns nil for nil, and context
+// errors and already classified errors unchanged.
+func classify(err error, msg string) error {
+	if err == nil {
+		return nil
+	}
+	var me *memory.Error
+	if errors.As(err, &me) {
+		return err
+	}
+	return memory.Wrap(kindOf(err), err, msg)
+}
+
+// fail classifies err, unless ctx is done: then the failure is the
+// cancellation's doing and ctx.Err() is returned unchanged.
+func fail(ctx context.Context, err error, msg string) error {
+	if err == nil {
+		return nil
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return classify(err, msg)
+}
+
+// kindOf maps a native error to a sentinel by its SQLSTATE.
+func kindOf(err error) error {
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		// database/sql's own failures and network errors: a closed pool,
+		// a lost connection.
+		return memory.ErrClosed
+	}
+	code := string(pe.Code)
+	switch code {
+	case "23505", // unique_violation
+		"40001", // serialization_failure
+		"40P01", // deadlock_detected
+		"55P03", // lock_not_available
+		"55006": // object_in_use
+		return memory.ErrConflict
+	case "22001", // string_data_right_truncation
+		"53100", // disk_full
+		"53200", // out_of_memory
+		"53400": // configuration_limit_exceeded
+		return memory.ErrTooLarge
+	case "42501": // insufficient_privilege
+		return memory.ErrPermissionDenied
+	case "3D000", // invalid_catalog_name: no such database
+		"3F000", // invalid_schema_name
+		"42P01": // undefined_table
+		return memory.ErrNotFound
+	case "57014": // query_canceled (by a statement_timeout; a cancelled context returns earlier)
+		return memory.ErrClosed
+	}
+	switch {
+	case strings.HasPrefix(code, "54"): // program_limit_exceeded
+		return memory.ErrTooLarge
+	case strings.HasPrefix(code, "28"): // invalid authorization
+		return memory.ErrPermissionDenied
+	case strings.HasPrefix(code, "22"), // data exception
+		strings.HasPrefix(code, "42"), // syntax error or access rule violation
+		strings.HasPrefix(code, "23"): // other integrity violations
+		return memory.ErrInvalidArgument
+	case strings.HasPrefix(code, "40"): // transaction rollback
+		return memory.ErrConflict
+	case strings.HasPrefix(code, "25"): // invalid transaction state, e.g. read-only
+		if code == "25006" { // read_only_sql_transaction
+			return memory.ErrPermissionDenied
+		}
+	}
+	// Connection exceptions, shutdowns, internal and system errors leave
+	// the store unusable for this call.
+	return memory.ErrClosed
+}
+
+// retryable reports whether err is a lost race a Put may retry: a
+// serialization failure or a deadlock.
+func retryable(err error) bool {
+	var pe *pq.Error
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return pe.Code == "40001" || pe.Code == "40P01"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

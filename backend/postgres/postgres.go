@@ -1,0 +1,191 @@
+// Package postgres is a storage driver over a PostgreSQL server, read and
+// written through github.com/lib/pq and github.com/jmoiron/sqlx. It
+// implements backend.Driver and backend.Sweeper, and suits deployments
+// where several replicas of a program share one store.
+//
+// # Concurrency
+//
+// Every call is one statement or one transaction on the server, at the
+// default READ COMMITTED isolation; PostgreSQL's row locks make concurrent
+// upserts of one id serialise. A Put writes its records in id order, so
+// two batches sharing ids never deadlock on them; a Put that nevertheless
+// loses a deadlock or serialization race is retried, a few times, before
+// it fails with memory.ErrConflict.
+//
+// # Schema
+//
+// The driver creates its tables on first use and records their version in
+// the memory_schema table. Migrations run inside one transaction holding
+// a transaction-level advisory lock (pg_advisory_xact_lock with
+// AdvisoryLockKey), so replicas opening one database at once migrate it
+// exactly once; a database migrated by a newer driver is refused with
+// memory.ErrUnimplemented. Tables are named without a schema and so live
+// in the first schema of the connection's search_path.
+//
+// The records live in memory_records, whose text columns use the "C"
+// collation, so equality is exact and ordering is byte-wise whatever the
+// database's locale. Identity columns hold the empty string for an empty field; times
+// are unix nanoseconds in BIGINT columns (a NULL expiry means never);
+// metadata is a JSONB object, NULL when there is none. Four partial
+// identity indexes (session, user, squad, agent; each led by tenant and
+// followed by created and id descending, so the newest N records of a
+// scope are read off an index in List order) hold only the records that
+// have the field, and a partial index on expiry serves sweeps.
+//
+// # Errors
+//
+// Native errors are classified with the memory.Err* sentinels and stay
+// reachable with errors.As (as *pq.Error). Unique violations,
+// serialization failures, deadlocks and lock time-outs are
+// memory.ErrConflict; program limits, full disks and values too long are
+// memory.ErrTooLarge; privilege and authentication failures are
+// memory.ErrPermissionDenied; a missing database or table is
+// memory.ErrNotFound; data and syntax errors are
+// memory.ErrInvalidArgument; connection failures, shutdowns and anything
+// else that leaves the store unusable for the call are memory.ErrClosed.
+// Context errors are returned unchanged.
+package postgres
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// DriverName is the database/sql driver name Open uses. It is registered
+// by github.com/lib/pq.
+const DriverName = "postgres"
+
+// Default option values.
+const (
+	// DefaultMaxConns is the size of Open's connection pool when
+	// Options.MaxConns is zero.
+	DefaultMaxConns = 16
+	// DefaultConnMaxIdleTime is how long Open's pool keeps an idle
+	// connection.
+	DefaultConnMaxIdleTime = 5 * time.Minute
+)
+
+// Options configure a Driver. The zero value is the documented default.
+type Options struct {
+	// Clock decides expiry: List never returns a record whose Expires is
+	// at or before Clock's reading, and Sweep deletes those records. Nil
+	// means time.Now.
+	Clock backend.Clock
+	// Logger receives debug records of opening and schema migrations and
+	// of retried transactions. Nil discards them.
+	Logger *slog.Logger
+	// MaxConns bounds Open's connection pool; zero means DefaultMaxConns.
+	// New leaves the injected handle's settings alone.
+	MaxConns int
+}
+
+// Driver is a backend.Driver and backend.Sweeper over one PostgreSQL
+// database. It is safe for concurrent use.
+type Driver struct {
+	db    *sqlx.DB
+	own   bool // Close closes db
+	clock backend.Clock
+	log   *slog.Logger
+
+	mu     sync.RWMutex // held shared by every call, exclusively by Close
+	closed bool
+}
+
+var (
+	_ backend.Driver  = (*Driver)(nil)
+	_ backend.Sweeper = (*Driver)(nil)
+)
+
+// Open connects to the database dsn names (a lib/pq connection string:
+// "postgres://user@host/db?sslmode=disable" or
+// "host=... dbname=... sslmode=disable") and returns a driver that owns
+// its connection pool and closes it at Close. The schema is created or
+// migrated before Open returns. Open fails with memory.ErrInvalidArgument
+// for an empty or malformed dsn and memory.ErrUnimplemented when the
+// database's schema is newer than this driver; failures to connect are
+// classified as described in the package documentation.
+func Open(dsn string, opt Options) (*Driver, error) {
+	if dsn == "" {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: empty data source name")
+	}
+	conn, err := pq.NewConnector(dsn)
+	if err != nil {
+		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: parse data source name")
+	}
+	db := sqlx.NewDb(sqlOpenDB(conn), DriverName)
+	n := opt.MaxConns
+	if n <= 0 {
+		n = DefaultMaxConns
+	}
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
+	db.SetConnMaxIdleTime(DefaultConnMaxIdleTime)
+	return start(db, true, opt)
+}
+
+// New returns a driver over an injected handle, which it uses for every
+// call and does not close. db must come from github.com/lib/pq
+// (sqlx.Open("postgres", dsn), or sqlx.NewDb over a *sql.DB opened with
+// lib/pq or a pq.Connector); anything else is memory.ErrInvalidArgument.
+// The schema is created or migrated before New returns.
+func New(db *sqlx.DB, opt Options) (*Driver, error) {
+	if db == nil {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: nil database handle")
+	}
+	if _, ok := db.Driver().(*pq.Driver); !ok {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: the handle's driver is %T, not github.com/lib/pq", db.Driver())
+	}
+	return start(db, false, opt)
+}
+
+func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
+	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger}
+	if d.log == nil {
+		d.log = slog.New(slog.DiscardHandler)
+	}
+	if err := d.setup(context.Background()); err != nil {
+		if own {
+			_ = db.Close()
+		}
+		return nil, err
+	}
+	return d, nil
+}
+
+// DB returns the handle the driver uses, for administration and tests.
+func (d *Driver) DB() *sqlx.DB { return d.db }
+
+// enter marks the start of a call; the caller must call d.mu.RUnlock when
+// enter returns nil.
+func (d *Driver) enter() error {
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return memory.Errorf(memory.ErrClosed, "postgres driver is closed")
+	}
+	return nil
+}
+
+// Close waits for calls in progress, then closes the pool Open made (an
+// injected handle is left open for its owner). Later calls fail with
+// memory.ErrClosed. It is idempotent.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if !d.own {
+		return nil
+	}
+	return classify(d.db.Close(), "postgres: close")
+}

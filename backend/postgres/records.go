@@ -1,0 +1,444 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// columns is the number of values putArgs returns, one per column.
+const columns = 15
+
+// maxChunk is the most records one INSERT statement carries: 1,000 records
+// are 15,000 parameters, well under PostgreSQL's limit of 65,535.
+const maxChunk = 1000
+
+// maxAttempts bounds how often Put runs a transaction that lost a
+// deadlock or serialization race.
+const maxAttempts = 5
+
+// upsertSQL returns the statement that inserts n records, or replaces a
+// stored record with the same id when both carry the same identity. When
+// the identities differ the WHERE clause leaves the stored row alone and
+// no row changes, so the statement affects fewer than n rows, which Put
+// reports as memory.ErrConflict. Only fixed column names and numbered
+// placeholders go into the text.
+func upsertSQL(n int) string {
+	var b strings.Builder
+	b.Grow(200 + n*100)
+	b.WriteString(`INSERT INTO memory_records
+	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	 created, expires, tokens, label, rkey, metadata, content)
+VALUES `)
+	p := 1
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteByte('(')
+		for c := range columns {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteByte('$')
+			b.WriteString(itoa(p))
+			p++
+			switch c {
+			case 8, 9, 10:
+				b.WriteString("::bigint")
+			case 13:
+				b.WriteString("::jsonb")
+			}
+		}
+		b.WriteByte(')')
+	}
+	b.WriteString(`
+ON CONFLICT (id) DO UPDATE SET
+	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
+	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
+	metadata = excluded.metadata, content = excluded.content
+WHERE memory_records.tenant_id = excluded.tenant_id AND memory_records.user_id = excluded.user_id
+	AND memory_records.agent_id = excluded.agent_id AND memory_records.instance_id = excluded.instance_id
+	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`)
+	return b.String()
+}
+
+const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, expires, tokens, label, rkey, metadata, content`
+
+// putArgs returns the upsert arguments of r, which CheckPut has validated
+// (its times lie within the range of int64 unix nanoseconds).
+func putArgs(r memory.Record) ([]any, error) {
+	var expires any // NULL: never
+	if !r.Expires.IsZero() {
+		expires = r.Expires.UnixNano()
+	}
+	var meta any // NULL: none
+	if len(r.Metadata) > 0 {
+		b, err := json.Marshal(r.Metadata)
+		if err != nil {
+			return nil, memory.Wrap(memory.ErrInvalidArgument, err, "record "+r.ID+" metadata")
+		}
+		meta = string(b)
+	}
+	id := r.Identity
+	return []any{
+		r.ID, string(r.Kind), id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session,
+		r.Created.UnixNano(), expires, int64(r.Tokens), r.Label, r.Key, meta, r.Content,
+	}, nil
+}
+
+// scanRecord reads one row of selectColumns.
+func scanRecord(rows *sql.Rows) (memory.Record, error) {
+	var (
+		r               memory.Record
+		kind            string
+		meta            []byte
+		created, tokens int64
+		expires         sql.NullInt64
+		id              = &r.Identity
+	)
+	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
+		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content); err != nil {
+		return memory.Record{}, err
+	}
+	r.Kind = memory.Kind(kind)
+	r.Created = time.Unix(0, created).UTC()
+	if expires.Valid {
+		r.Expires = time.Unix(0, expires.Int64).UTC()
+	}
+	r.Tokens = int(tokens)
+	if len(meta) > 0 {
+		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
+			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: record "+r.ID+" has malformed metadata")
+		}
+		if len(r.Metadata) == 0 {
+			r.Metadata = nil
+		}
+	}
+	return r, nil
+}
+
+// dedupe returns recs with every id once, its last occurrence kept, sorted
+// by id. Occurrences of one id must carry one identity: a batch that
+// disagrees with itself is memory.ErrConflict, as it would be across two
+// batches.
+func dedupe(recs []memory.Record) ([]memory.Record, error) {
+	last := make(map[string]int, len(recs))
+	for i, r := range recs {
+		if j, ok := last[r.ID]; ok && recs[j].Identity != r.Identity {
+			return nil, memory.Errorf(memory.ErrConflict, "record %q appears twice in the batch with different identities", r.ID)
+		}
+		last[r.ID] = i
+	}
+	out := make([]memory.Record, 0, len(last))
+	for i, r := range recs {
+		if last[r.ID] == i {
+			out = append(out, r)
+		}
+	}
+	// One order for every batch: two batches sharing ids lock them in the
+	// same order and never deadlock on each other.
+	slices.SortFunc(out, func(a, b memory.Record) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// Put stores recs in one transaction, all or nothing; see backend.Driver.
+// A record whose id is stored with another identity fails the whole batch
+// with memory.ErrConflict. When one id appears more than once the last
+// occurrence is stored; occurrences with different identities are
+// memory.ErrConflict.
+func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckPut(recs); err != nil {
+		return err
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.mu.RUnlock()
+	if len(recs) == 0 {
+		return nil
+	}
+	recs, err := dedupe(recs)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, len(recs)*columns)
+	for _, r := range recs {
+		a, err := putArgs(r)
+		if err != nil {
+			return err
+		}
+		args = append(args, a...)
+	}
+	for attempt := 1; ; attempt++ {
+		err := d.put(ctx, recs, args)
+		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			return err
+		}
+		d.log.Debug("postgres: retrying a put that lost a race", "attempt", attempt, "err", err)
+	}
+}
+
+// put runs one attempt of Put.
+func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) error {
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return fail(ctx, err, "postgres: begin transaction")
+	}
+	defer func() { _ = tx.Rollback() }()
+	for i := 0; i < len(recs); i += maxChunk {
+		n := min(maxChunk, len(recs)-i)
+		res, err := tx.ExecContext(ctx, upsertSQL(n), args[i*columns:(i+n)*columns]...)
+		if err != nil {
+			return fail(ctx, err, "postgres: insert records")
+		}
+		changed, err := res.RowsAffected()
+		if err != nil {
+			return fail(ctx, err, "postgres: insert records")
+		}
+		if changed != int64(n) {
+			return conflict(ctx, tx, recs[i:i+n])
+		}
+	}
+	return fail(ctx, tx.Commit(), "postgres: commit")
+}
+
+// conflict reports the record of chunk whose id is stored, within the
+// failing transaction, with another identity.
+func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
+		FROM memory_records WHERE id = ANY($1)`, pq.StringArray(ids(chunk)))
+	if err == nil {
+		defer rows.Close()
+		stored := make(map[string]memory.Identity, len(chunk))
+		for rows.Next() {
+			var id string
+			var w memory.Identity
+			if rows.Scan(&id, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session) != nil {
+				break
+			}
+			stored[id] = w
+		}
+		for _, r := range chunk {
+			if w, ok := stored[r.ID]; ok && w != r.Identity {
+				return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
+			}
+		}
+	}
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	return memory.Errorf(memory.ErrConflict, "a record of the batch exists with another identity")
+}
+
+func ids(recs []memory.Record) []string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// List returns the unexpired records matching q, newest first (Created
+// descending, then ID descending, byte-wise), at most q.Limit of them when
+// it is set; see backend.Driver.
+func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckQuery(q); err != nil {
+		return nil, err
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.mu.RUnlock()
+	now := d.clock.Now()
+	if now.Before(minTime) || now.After(maxTime) {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: the clock reads %s, outside the years 1678 to 2262", now)
+	}
+
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(selectColumns)
+	b.WriteString(" FROM memory_records WHERE ")
+	args := where(&b, q)
+	args = append(args, now.UnixNano())
+	b.WriteString(" AND (expires IS NULL OR expires > $")
+	b.WriteString(itoa(len(args)))
+	b.WriteString(") ORDER BY created DESC, id DESC")
+	if q.Limit > 0 {
+		args = append(args, int64(q.Limit))
+		b.WriteString(" LIMIT $")
+		b.WriteString(itoa(len(args)))
+	}
+	rows, err := d.db.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, fail(ctx, err, "postgres: list records")
+	}
+	defer rows.Close()
+	var out []memory.Record
+	if q.Limit > 0 {
+		out = make([]memory.Record, 0, min(q.Limit, 256))
+	}
+	for rows.Next() {
+		r, err := scanRecord(rows)
+		if err != nil {
+			return nil, fail(ctx, err, "postgres: list records")
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "postgres: list records")
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// The instants an int64 of unix nanoseconds can hold.
+var (
+	minTime = time.Unix(0, -1<<63)
+	maxTime = time.Unix(0, 1<<63-1)
+)
+
+// Delete removes every record matching q, expired or not, in one
+// statement, ignoring q.Limit, and reports how many it removed; see
+// backend.Driver.
+func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckQuery(q); err != nil {
+		return 0, err
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	var b strings.Builder
+	b.WriteString("DELETE FROM memory_records WHERE ")
+	args := where(&b, q)
+	return d.exec(ctx, b.String(), args, "postgres: delete records")
+}
+
+// Sweep deletes every record that has expired at the driver's clock (its
+// Expires at or before the clock's reading) in one statement, and reports
+// how many it removed. It reads the expiry index only.
+func (d *Driver) Sweep(ctx context.Context) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	now := d.clock.Now()
+	if now.Before(minTime) || now.After(maxTime) {
+		return 0, memory.Errorf(memory.ErrInvalidArgument, "postgres: the clock reads %s, outside the years 1678 to 2262", now)
+	}
+	return d.exec(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= $1",
+		[]any{now.UnixNano()}, "postgres: sweep expired records")
+}
+
+func (d *Driver) exec(ctx context.Context, query string, args []any, what string) (int64, error) {
+	res, err := d.db.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, fail(ctx, err, what)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fail(ctx, err, what)
+	}
+	return n, nil
+}
+
+// scopeColumns maps identity fields to columns, in memory.Field order.
+var scopeColumns = [...]struct {
+	f   memory.Field
+	col string
+}{
+	{memory.FieldTenant, "tenant_id"},
+	{memory.FieldUser, "user_id"},
+	{memory.FieldAgent, "agent_id"},
+	{memory.FieldInstance, "instance_id"},
+	{memory.FieldSquad, "squad_id"},
+	{memory.FieldSession, "session_id"},
+}
+
+// where writes q's condition to b, with placeholders numbered from $1,
+// and returns its arguments. Only fixed column names go into the text;
+// every value is a parameter. A field matched with a non-empty value also
+// gets its partial index's own condition (the column is not the empty string), so the planner may
+// use that index whatever the parameter's value.
+func where(b *strings.Builder, q backend.Query) []any {
+	f := q.Filter
+	args := make([]any, 0, 10)
+	first := true
+	and := func() {
+		if !first {
+			b.WriteString(" AND ")
+		}
+		first = false
+	}
+	param := func(v any) {
+		args = append(args, v)
+		b.WriteByte('$')
+		b.WriteString(itoa(len(args)))
+	}
+	for _, c := range scopeColumns {
+		if !f.Match.Has(c.f) {
+			continue
+		}
+		and()
+		v := f.Identity.Get(c.f)
+		b.WriteString(c.col)
+		b.WriteString(" = ")
+		param(v)
+		if v != "" && c.f != memory.FieldTenant && c.f != memory.FieldInstance {
+			b.WriteString(" AND ")
+			b.WriteString(c.col)
+			b.WriteString(" <> ''")
+		}
+	}
+	if len(q.Kinds) > 0 {
+		and()
+		kinds := make(pq.StringArray, len(q.Kinds))
+		for i, k := range q.Kinds {
+			kinds[i] = string(k)
+		}
+		b.WriteString("kind = ANY(")
+		param(kinds)
+		b.WriteString("::text[])")
+	}
+	if q.Key != "" {
+		and()
+		b.WriteString("rkey = ")
+		param(q.Key)
+	}
+	if len(q.IDs) > 0 {
+		and()
+		b.WriteString("id = ANY(")
+		param(pq.StringArray(q.IDs))
+		b.WriteString("::text[])")
+	}
+	if first {
+		// CheckQuery guarantees a tenant condition; keep the SQL valid anyway.
+		b.WriteString("TRUE")
+	}
+	return args
+}

@@ -1,0 +1,132 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory"
+)
+
+// SchemaVersion is the schema version this driver writes and reads. A
+// database with an older version is migrated when opened; a newer one is
+// refused.
+const SchemaVersion = 1
+
+// AdvisoryLockKey is the key of the transaction-level advisory lock
+// (pg_advisory_xact_lock) held while the schema is created or migrated,
+// so that replicas opening one database at once take turns. It is the
+// first eight bytes of "agentmem" read as a big-endian integer.
+const AdvisoryLockKey int64 = 0x6167656e746d656d
+
+// migrations[i] takes the schema from version i to version i+1. Each runs
+// in the migrating transaction, under the advisory lock.
+//
+// Text columns use the "C" collation: ids and identities compare byte for
+// byte, and ORDER BY id is byte-wise as the driver contract requires.
+var migrations = []string{
+	// 1: the records table and its read-path indexes.
+	`CREATE TABLE memory_records (
+		id          TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+		kind        TEXT COLLATE "C" NOT NULL,
+		tenant_id   TEXT COLLATE "C" NOT NULL,
+		user_id     TEXT COLLATE "C" NOT NULL,
+		agent_id    TEXT COLLATE "C" NOT NULL,
+		instance_id TEXT COLLATE "C" NOT NULL,
+		squad_id    TEXT COLLATE "C" NOT NULL,
+		session_id  TEXT COLLATE "C" NOT NULL,
+		created     BIGINT NOT NULL, -- unix nanoseconds
+		expires     BIGINT,          -- unix nanoseconds; NULL means never
+		tokens      BIGINT NOT NULL,
+		label       TEXT COLLATE "C" NOT NULL,
+		rkey        TEXT COLLATE "C" NOT NULL,
+		metadata    JSONB,           -- NULL when there is none
+		content     TEXT NOT NULL
+	);
+	CREATE INDEX memory_records_session ON memory_records (tenant_id, session_id, created DESC, id DESC) WHERE session_id <> '';
+	CREATE INDEX memory_records_user    ON memory_records (tenant_id, user_id, created DESC, id DESC) WHERE user_id <> '';
+	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created DESC, id DESC) INCLUDE (instance_id) WHERE squad_id <> '';
+	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created DESC, id DESC) WHERE agent_id <> '';
+	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
+}
+
+const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
+	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
+	version INTEGER NOT NULL
+)`
+
+// setup brings the schema to SchemaVersion. When the recorded version is
+// current it reads one row and takes no lock; otherwise it migrates in
+// one transaction under the advisory lock, reading the version again once
+// the lock is held, since another replica may have migrated meanwhile.
+func (d *Driver) setup(ctx context.Context) error {
+	v, err := schemaVersion(ctx, d.db)
+	if err != nil {
+		return classify(err, "postgres: read schema version")
+	}
+	d.log.Debug("postgres: opened", "schema_version", v)
+	if v == SchemaVersion {
+		return nil
+	}
+	if err := checkVersion(v); err != nil {
+		return err
+	}
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return classify(err, "postgres: begin migration")
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, AdvisoryLockKey); err != nil {
+		return classify(err, "postgres: take the migration lock")
+	}
+	if _, err := tx.ExecContext(ctx, createSchemaTable); err != nil {
+		return classify(err, "postgres: create schema table")
+	}
+	if v, err = schemaVersion(ctx, tx); err != nil {
+		return classify(err, "postgres: read schema version")
+	}
+	if err := checkVersion(v); err != nil {
+		return err
+	}
+	for ; v < SchemaVersion; v++ {
+		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+			return classify(err, "postgres: migrate schema to version "+itoa(v+1))
+		}
+		d.log.Debug("postgres: migrated schema", "version", v+1)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_schema (id, version) VALUES (1, $1)
+		ON CONFLICT (id) DO UPDATE SET version = excluded.version`, SchemaVersion); err != nil {
+		return classify(err, "postgres: record schema version")
+	}
+	return classify(tx.Commit(), "postgres: commit migration")
+}
+
+func checkVersion(v int) error {
+	if v > SchemaVersion {
+		return memory.Errorf(memory.ErrUnimplemented,
+			"postgres: the database has schema version %d, newer than version %d this driver supports; upgrade the driver", v, SchemaVersion)
+	}
+	if v < 0 {
+		return memory.Errorf(memory.ErrInvalidArgument, "postgres: the database has invalid schema version %d", v)
+	}
+	return nil
+}
+
+// schemaVersion reads the recorded version; 0 means no schema yet.
+func schemaVersion(ctx context.Context, q sqlx.QueryerContext) (int, error) {
+	var exists bool
+	if err := sqlx.GetContext(ctx, q, &exists, `SELECT to_regclass('memory_schema') IS NOT NULL`); err != nil {
+		return 0, err
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	err := sqlx.GetContext(ctx, q, &v, `SELECT version FROM memory_schema WHERE id = 1`)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return v, err
+}
