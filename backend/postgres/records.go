@@ -15,86 +15,105 @@ import (
 	"github.com/agentmem/memory/backend"
 )
 
-// columns is the number of values putArgs returns, one per column.
-const columns = 15
-
-// maxChunk is the most records one INSERT statement carries: 1,000 records
-// are 15,000 parameters, well under PostgreSQL's limit of 65,535.
-const maxChunk = 1000
-
 // maxAttempts bounds how often Put runs a transaction that lost a
 // deadlock or serialization race.
 const maxAttempts = 5
 
-// upsertSQL returns the statement that inserts n records, or replaces a
-// stored record with the same id when both carry the same identity. When
-// the identities differ the WHERE clause leaves the stored row alone and
-// no row changes, so the statement affects fewer than n rows, which Put
-// reports as memory.ErrConflict. Only fixed column names and numbered
-// placeholders go into the text.
-func upsertSQL(n int) string {
-	var b strings.Builder
-	b.Grow(200 + n*100)
-	b.WriteString(`INSERT INTO memory_records
+// upsertSQL inserts a whole batch given as one array per column, or
+// replaces a stored record with the same id when both carry the same
+// identity. When the identities differ the WHERE clause leaves the stored
+// row alone and no row changes, so the statement changes fewer rows than
+// were sent, which Put reports as memory.ErrConflict. Arrays keep the
+// statement and its 15 parameters the same for every batch size.
+const upsertSQL = `INSERT INTO memory_records
 	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
 	 created, expires, tokens, label, rkey, metadata, content)
-VALUES `)
-	p := 1
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('(')
-		for c := range columns {
-			if c > 0 {
-				b.WriteString(", ")
-			}
-			b.WriteByte('$')
-			b.WriteString(itoa(p))
-			p++
-			switch c {
-			case 8, 9, 10:
-				b.WriteString("::bigint")
-			case 13:
-				b.WriteString("::jsonb")
-			}
-		}
-		b.WriteByte(')')
-	}
-	b.WriteString(`
-ON CONFLICT (id) DO UPDATE SET
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	$9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::jsonb[], $15::text[])
+` + onConflict
+
+// upsertOneSQL is upsertSQL for a single record, with plain parameters:
+// appending one turn is the commonest write, and a VALUES row plans faster
+// than unnest.
+const upsertOneSQL = `INSERT INTO memory_records
+	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	 created, expires, tokens, label, rkey, metadata, content)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14::jsonb, $15)
+` + onConflict
+
+// onConflict replaces a stored record only when its identity is the new one's.
+const onConflict = `ON CONFLICT (id) DO UPDATE SET
 	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
 	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
 	metadata = excluded.metadata, content = excluded.content
 WHERE memory_records.tenant_id = excluded.tenant_id AND memory_records.user_id = excluded.user_id
 	AND memory_records.agent_id = excluded.agent_id AND memory_records.instance_id = excluded.instance_id
-	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`)
-	return b.String()
-}
+	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`
 
 const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
 	created, expires, tokens, label, rkey, metadata, content`
 
-// putArgs returns the upsert arguments of r, which CheckPut has validated
-// (its times lie within the range of int64 unix nanoseconds).
-func putArgs(r memory.Record) ([]any, error) {
-	var expires any // NULL: never
-	if !r.Expires.IsZero() {
-		expires = r.Expires.UnixNano()
+// putArgs returns the upsert's 15 column arrays for recs, which CheckPut
+// has validated (their times lie within the range of int64 unix
+// nanoseconds).
+func putArgs(recs []memory.Record) ([]any, error) {
+	n := len(recs)
+	var (
+		text    [13][]string // every text column but metadata, by upsert position
+		created = make([]int64, n)
+		expires = make([]sql.NullInt64, n) // NULL: never
+		tokens  = make([]int64, n)
+		meta    = make([]sql.NullString, n) // NULL: none
+	)
+	for c := range text {
+		text[c] = make([]string, n)
 	}
-	var meta any // NULL: none
-	if len(r.Metadata) > 0 {
-		b, err := json.Marshal(r.Metadata)
-		if err != nil {
-			return nil, memory.Wrap(memory.ErrInvalidArgument, err, "record "+r.ID+" metadata")
+	for i, r := range recs {
+		id := r.Identity
+		for c, v := range [...]string{r.ID, string(r.Kind), id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session, r.Label, r.Key, r.Content} {
+			text[c][i] = v
 		}
-		meta = string(b)
+		created[i] = r.Created.UnixNano()
+		if !r.Expires.IsZero() {
+			expires[i] = sql.NullInt64{Int64: r.Expires.UnixNano(), Valid: true}
+		}
+		tokens[i] = int64(r.Tokens)
+		if len(r.Metadata) > 0 {
+			b, err := json.Marshal(r.Metadata)
+			if err != nil {
+				return nil, memory.Wrap(memory.ErrInvalidArgument, err, "record "+r.ID+" metadata")
+			}
+			meta[i] = sql.NullString{String: string(b), Valid: true}
+		}
 	}
-	id := r.Identity
 	return []any{
-		r.ID, string(r.Kind), id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session,
-		r.Created.UnixNano(), expires, int64(r.Tokens), r.Label, r.Key, meta, r.Content,
+		pq.StringArray(text[0]), pq.StringArray(text[1]), pq.StringArray(text[2]), pq.StringArray(text[3]),
+		pq.StringArray(text[4]), pq.StringArray(text[5]), pq.StringArray(text[6]), pq.StringArray(text[7]),
+		pq.Int64Array(created), pq.GenericArray{A: expires}, pq.Int64Array(tokens),
+		pq.StringArray(text[8]), pq.StringArray(text[9]), pq.GenericArray{A: meta}, pq.StringArray(text[10]),
 	}, nil
+}
+
+// firstRow returns the first element of each column array putArgs made,
+// as plain parameters (NULL where the array holds NULL).
+func firstRow(arrays []any) []any {
+	row := make([]any, len(arrays))
+	for i, a := range arrays {
+		switch a := a.(type) {
+		case pq.StringArray:
+			row[i] = a[0]
+		case pq.Int64Array:
+			row[i] = a[0]
+		case pq.GenericArray:
+			switch v := a.A.(type) {
+			case []sql.NullInt64:
+				row[i] = v[0]
+			case []sql.NullString:
+				row[i] = v[0]
+			}
+		}
+	}
+	return row
 }
 
 // scanRecord reads one row of selectColumns.
@@ -175,13 +194,9 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err != nil {
 		return err
 	}
-	args := make([]any, 0, len(recs)*columns)
-	for _, r := range recs {
-		a, err := putArgs(r)
-		if err != nil {
-			return err
-		}
-		args = append(args, a...)
+	args, err := putArgs(recs)
+	if err != nil {
+		return err
 	}
 	for attempt := 1; ; attempt++ {
 		err := d.put(ctx, recs, args)
@@ -199,19 +214,20 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 		return fail(ctx, err, "postgres: begin transaction")
 	}
 	defer func() { _ = tx.Rollback() }()
-	for i := 0; i < len(recs); i += maxChunk {
-		n := min(maxChunk, len(recs)-i)
-		res, err := tx.ExecContext(ctx, upsertSQL(n), args[i*columns:(i+n)*columns]...)
-		if err != nil {
-			return fail(ctx, err, "postgres: insert records")
-		}
-		changed, err := res.RowsAffected()
-		if err != nil {
-			return fail(ctx, err, "postgres: insert records")
-		}
-		if changed != int64(n) {
-			return conflict(ctx, tx, recs[i:i+n])
-		}
+	query := upsertSQL
+	if len(recs) == 1 {
+		query, args = upsertOneSQL, firstRow(args)
+	}
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return fail(ctx, err, "postgres: insert records")
+	}
+	changed, err := res.RowsAffected()
+	if err != nil {
+		return fail(ctx, err, "postgres: insert records")
+	}
+	if changed != int64(len(recs)) {
+		return conflict(ctx, tx, recs)
 	}
 	return fail(ctx, tx.Commit(), "postgres: commit")
 }

@@ -1,0 +1,53 @@
+package postgres_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/postgres"
+)
+
+// million is the database holding backendtest's 1,000,000-record data
+// set, filled once per process in the shared cluster.
+var million struct {
+	once sync.Once
+	dsn  string
+	err  error
+}
+
+func openBench(b *testing.B, dsn string) backend.Driver {
+	d, err := postgres.Open(dsn, postgres.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d
+}
+
+var benchConfig = backendtest.BenchConfig{
+	NewDriver: func(b *testing.B) backend.Driver { return openBench(b, freshDB(b)) },
+	Million: func(b *testing.B) backend.Driver {
+		million.once.Do(func() {
+			million.dsn = freshDB(b)
+			d, err := postgres.Open(million.dsn, postgres.Options{})
+			if err != nil {
+				million.err = err
+				return
+			}
+			defer d.Close()
+			if million.err = backendtest.Fill(context.Background(), d, backendtest.BenchMillion); million.err == nil {
+				_, million.err = d.DB().Exec("VACUUM ANALYZE memory_records")
+			}
+		})
+		if million.err != nil {
+			b.Fatal(million.err)
+		}
+		return openBench(b, million.dsn)
+	},
+}
+
+func BenchmarkAppend(b *testing.B)   { backendtest.BenchmarkAppend(b, benchConfig) }
+func BenchmarkIngest(b *testing.B)   { backendtest.BenchmarkIngest(b, benchConfig) }
+func BenchmarkNewest50(b *testing.B) { backendtest.BenchmarkNewest50(b, benchConfig) }
