@@ -30,7 +30,7 @@ var benchConfig = backendtest.BenchConfig{
 	NewDriver: func(b *testing.B) backend.Driver { return openBench(b, freshDB(b)) },
 	Million: func(b *testing.B) backend.Driver {
 		million.once.Do(func() {
-			million.dsn = freshDB(b)
+			million.dsn = createDB(b, false) // outlives this b: later runs reuse it
 			d, err := postgres.Open(million.dsn, postgres.Options{})
 			if err != nil {
 				million.err = err

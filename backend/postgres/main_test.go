@@ -55,6 +55,14 @@ func sharedCluster(t testing.TB) *pgtest.Cluster {
 // t ends, and returns its DSN.
 func freshDB(t testing.TB) string {
 	t.Helper()
+	return createDB(t, true)
+}
+
+// createDB creates an empty database in the shared cluster and returns its
+// DSN; with drop, it drops the database when t ends (otherwise it lives as
+// long as the cluster).
+func createDB(t testing.TB, drop bool) string {
+	t.Helper()
 	c := sharedCluster(t)
 	name := fmt.Sprintf("t_%d", dbCounter.Add(1))
 	admin, err := sqlx.Open("postgres", c.DSN)
@@ -64,6 +72,10 @@ func freshDB(t testing.TB) string {
 	defer admin.Close()
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
 		t.Fatalf("create database %s: %v", name, err)
+	}
+	dsn := fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.SocketDir, c.Port, name)
+	if !drop {
+		return dsn
 	}
 	t.Cleanup(func() {
 		admin, err := sqlx.Open("postgres", c.DSN)
@@ -76,5 +88,5 @@ func freshDB(t testing.TB) string {
 			t.Errorf("drop database %s: %v", name, err)
 		}
 	})
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", c.SocketDir, c.Port, name)
+	return dsn
 }
