@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"errors"
 	"strconv"
 	"strings"
@@ -11,35 +9,16 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-// sqlOpenDB is sql.OpenDB, named so Open reads plainly.
-func sqlOpenDB(c driver.Connector) *sql.DB { return sql.OpenDB(c) }
+// classify wraps a native error with the memory sentinel kindOf gives it;
+// see sqldriver.Classify.
+func classify(err error, msg string) error { return sqldriver.Classify(kindOf, err, msg) }
 
-// classify wraps a native error with the memory sentinel that describes it
-// (see the package documentation). It returns nil for nil, and context
-// errors and already classified errors unchanged.
-func classify(err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	var me *memory.Error
-	if errors.As(err, &me) {
-		return err
-	}
-	return memory.Wrap(kindOf(err), err, msg)
-}
-
-// fail classifies err, unless ctx is done: then the failure is the
-// cancellation's doing and ctx.Err() is returned unchanged.
+// fail classifies err unless ctx is done; see sqldriver.Fail.
 func fail(ctx context.Context, err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil {
-		return cerr
-	}
-	return classify(err, msg)
+	return sqldriver.Fail(ctx, kindOf, err, msg)
 }
 
 // kindOf maps a native error to a sentinel by its SQLSTATE.

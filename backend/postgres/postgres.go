@@ -48,6 +48,7 @@ package postgres
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
 	"sync"
 	"time"
@@ -120,7 +121,7 @@ func Open(dsn string, opt Options) (*Driver, error) {
 	if err != nil {
 		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: parse data source name")
 	}
-	db := sqlx.NewDb(sqlOpenDB(conn), DriverName)
+	db := sqlx.NewDb(sql.OpenDB(conn), DriverName)
 	n := opt.MaxConns
 	if n <= 0 {
 		n = DefaultMaxConns

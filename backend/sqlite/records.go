@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // upsertSQL returns the statement that inserts n records, or replaces a
@@ -279,25 +280,8 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	if err != nil {
 		return nil, fail(ctx, err, "sqlite: list records")
 	}
-	defer rows.Close()
-	var out []memory.Record
-	if q.Limit > 0 {
-		out = make([]memory.Record, 0, min(q.Limit, 256))
-	}
-	for rows.Next() {
-		r, err := scanRecord(rows)
-		if err != nil {
-			return nil, fail(ctx, err, "sqlite: list records")
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, err, "sqlite: list records")
-	}
-	if len(out) == 0 {
-		return nil, nil
-	}
-	return out, nil
+	out, err := sqldriver.Collect(rows, q.Limit, scanRecord)
+	return out, fail(ctx, err, "sqlite: list records")
 }
 
 // Delete removes every record matching q, expired or not, in one
