@@ -146,14 +146,23 @@ func (r Record) Validate() error {
 	return nil
 }
 
-// The instants an int64 of unix nanoseconds can hold: the range every
-// driver stores.
+// The instants an int64 of unix nanoseconds can hold.
 var (
 	minNanoTime = time.Unix(0, math.MinInt64)
 	maxNanoTime = time.Unix(0, math.MaxInt64)
 )
 
-func nanoTime(t time.Time) bool { return !t.Before(minNanoTime) && !t.After(maxNanoTime) }
+// UnixNanos returns t as unix nanoseconds, the form every driver stores
+// times in, and false when t lies outside the years 1678 to 2262 that an
+// int64 of nanoseconds can hold. Validate rejects records with such times.
+func UnixNanos(t time.Time) (int64, bool) {
+	if t.Before(minNanoTime) || t.After(maxNanoTime) {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+func nanoTime(t time.Time) bool { _, ok := UnixNanos(t); return ok }
 
 func checkText(what, id, s string, limit int) error {
 	if len(s) > limit {

@@ -76,6 +76,18 @@ func (c Clock) Now() time.Time {
 	return c()
 }
 
+// Nanos returns the clock's reading as unix nanoseconds, the form drivers
+// compare expiry times in, or memory.ErrInvalidArgument when the reading
+// lies outside the years 1678 to 2262.
+func (c Clock) Nanos() (int64, error) {
+	now := c.Now()
+	n, ok := memory.UnixNanos(now)
+	if !ok {
+		return 0, memory.Errorf(memory.ErrInvalidArgument, "the clock reads %s, outside the years 1678 to 2262", now)
+	}
+	return n, nil
+}
+
 // CheckPut validates a batch for a driver's Put: size and every record.
 func CheckPut(recs []memory.Record) error {
 	if len(recs) > memory.MaxBatch {

@@ -101,3 +101,19 @@ func TestStoreCancelledAndClosed(t *testing.T) {
 		t.Errorf("Forget after Close = %v, want ErrClosed", err)
 	}
 }
+
+func TestClockOutOfRange(t *testing.T) {
+	far := backend.Clock(func() time.Time { return time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) })
+	if _, err := far.Nanos(); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("Nanos of year 2300 = %v, want ErrInvalidArgument", err)
+	}
+	ok := backend.Clock(func() time.Time { return time.Unix(0, 42) })
+	if n, err := ok.Nanos(); n != 42 || err != nil {
+		t.Errorf("Nanos = %d, %v; want 42", n, err)
+	}
+	d := inmem.New(inmem.Options{Clock: far})
+	f, _ := memory.Posture{}.Filter(memory.Identity{Session: "s"}, memory.LevelSession)
+	if _, err := d.List(context.Background(), backend.Query{Filter: f}); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("List with a clock past 2262 = %v, want ErrInvalidArgument", err)
+	}
+}

@@ -305,7 +305,10 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	if err := backend.CheckQuery(q); err != nil {
 		return nil, err
 	}
-	now := d.clock.Now().UnixNano()
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if d.closed {
@@ -363,7 +366,10 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	now := d.clock.Now().UnixNano()
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return 0, err
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {

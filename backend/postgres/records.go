@@ -283,9 +283,9 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 		return nil, err
 	}
 	defer d.mu.RUnlock()
-	now := d.clock.Now()
-	if now.Before(minTime) || now.After(maxTime) {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: the clock reads %s, outside the years 1678 to 2262", now)
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
 	}
 
 	var b strings.Builder
@@ -293,7 +293,7 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	b.WriteString(selectColumns)
 	b.WriteString(" FROM memory_records WHERE ")
 	args := where(&b, q)
-	args = append(args, now.UnixNano())
+	args = append(args, now)
 	b.WriteString(" AND (expires IS NULL OR expires > $")
 	b.WriteString(itoa(len(args)))
 	b.WriteString(") ORDER BY created DESC, id DESC")
@@ -309,12 +309,6 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	out, err := sqldriver.Collect(rows, q.Limit, scanRecord)
 	return out, fail(ctx, err, "postgres: list records")
 }
-
-// The instants an int64 of unix nanoseconds can hold.
-var (
-	minTime = time.Unix(0, -1<<63)
-	maxTime = time.Unix(0, 1<<63-1)
-)
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
@@ -347,12 +341,12 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer d.mu.RUnlock()
-	now := d.clock.Now()
-	if now.Before(minTime) || now.After(maxTime) {
-		return 0, memory.Errorf(memory.ErrInvalidArgument, "postgres: the clock reads %s, outside the years 1678 to 2262", now)
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return 0, err
 	}
 	return d.exec(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= $1",
-		[]any{now.UnixNano()}, "postgres: sweep expired records")
+		[]any{now}, "postgres: sweep expired records")
 }
 
 func (d *Driver) exec(ctx context.Context, query string, args []any, what string) (int64, error) {

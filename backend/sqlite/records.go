@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"math"
 	"strings"
 	"time"
 
@@ -74,32 +73,12 @@ type owner struct {
 	Session  string `db:"session_id"`
 }
 
-// The instants an int64 of unix nanoseconds can hold.
-var (
-	minTime = time.Unix(0, math.MinInt64)
-	maxTime = time.Unix(0, math.MaxInt64)
-)
-
-func unixNanos(t time.Time) (int64, bool) {
-	if t.Before(minTime) || t.After(maxTime) {
-		return 0, false
-	}
-	return t.UnixNano(), true
-}
-
 // putArgs returns the upsert arguments of r, which CheckPut has validated.
 func putArgs(r memory.Record) ([]any, error) {
-	created, ok := unixNanos(r.Created)
-	if !ok {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "record %s creation time %s is outside the years 1678 to 2262", r.ID, r.Created)
-	}
-	var expires any // NULL: never
+	created := r.Created.UnixNano() // in range: Validate checked it
+	var expires any                 // NULL: never
 	if !r.Expires.IsZero() {
-		n, ok := unixNanos(r.Expires)
-		if !ok {
-			return nil, memory.Errorf(memory.ErrInvalidArgument, "record %s expiry time %s is outside the years 1678 to 2262", r.ID, r.Expires)
-		}
-		expires = n
+		expires = r.Expires.UnixNano()
 	}
 	meta := ""
 	if len(r.Metadata) > 0 {
@@ -256,9 +235,9 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	if err := backend.CheckQuery(q); err != nil {
 		return nil, err
 	}
-	now, ok := unixNanos(d.clock.Now())
-	if !ok {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the clock reads %s, outside the years 1678 to 2262", d.clock.Now())
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
 	}
 	if err := d.enter(); err != nil {
 		return nil, err
@@ -312,9 +291,9 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	now, ok := unixNanos(d.clock.Now())
-	if !ok {
-		return 0, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the clock reads %s, outside the years 1678 to 2262", d.clock.Now())
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return 0, err
 	}
 	if err := d.enter(); err != nil {
 		return 0, err
