@@ -32,7 +32,7 @@ type Driver struct {
 
 	mu     sync.RWMutex
 	closed bool
-	byID   map[string]*entry
+	byID   idIndex
 	index  map[indexKey]*postings
 	idents map[memory.Identity]*writer
 	last   *writer        // the writer of the last record put, a cache
@@ -58,6 +58,7 @@ type entry struct {
 	expires  int64 // unix nanoseconds; 0 means never
 	tokens   int
 	writer   *writer
+	sameHash *entry // the next entry whose id hashes alike; see idIndex
 	dead     bool
 }
 
@@ -128,7 +129,7 @@ var indexedFields = []memory.Field{memory.FieldUser, memory.FieldAgent, memory.F
 
 // New returns an empty driver.
 func New(opt Options) *Driver {
-	return &Driver{clock: opt.Clock, byID: map[string]*entry{}, index: map[indexKey]*postings{}, idents: map[memory.Identity]*writer{}, first: map[string]int{}}
+	return &Driver{clock: opt.Clock, byID: newIDIndex(), index: map[indexKey]*postings{}, idents: map[memory.Identity]*writer{}, first: map[string]int{}}
 }
 
 // writerOf returns the shared writer of id, creating it and its posting
@@ -181,7 +182,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		owner, seen := r.Identity, false
 		if j, dup := d.first[r.ID]; dup {
 			owner, seen = recs[j].Identity, true
-		} else if e := d.byID[r.ID]; e != nil {
+		} else if e := d.byID.get(r.ID); e != nil {
 			owner, seen, olds[i] = e.writer.id, true, e
 		}
 		if seen && owner != r.Identity {
@@ -194,7 +195,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	for i, r := range recs {
 		old := olds[i]
 		if j := d.first[r.ID]; j != i && len(recs) > 1 {
-			old = d.byID[r.ID] // a duplicate replaces the batch's earlier record
+			old = d.byID.get(r.ID) // a duplicate replaces the batch's earlier record
 		}
 		if old != nil {
 			d.remove(old)
@@ -205,7 +206,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			d.last = w
 		}
 		e := newEntry(r, w)
-		d.byID[r.ID] = e
+		d.byID.add(e)
 		for _, p := range w.lists {
 			p.insert(e)
 		}
@@ -235,7 +236,7 @@ func newer(a, b *entry) bool {
 // which dead entries have become the majority. The caller holds d.mu.
 func (d *Driver) remove(e *entry) {
 	e.dead = true
-	delete(d.byID, e.id)
+	d.byID.remove(e)
 	for _, p := range e.writer.lists {
 		p.dead++
 		if p.dead*2 > len(p.list) {
@@ -281,7 +282,7 @@ func (d *Driver) candidates(q *backend.Query) []*entry {
 func (d *Driver) byIDs(ids []string) []*entry {
 	var out []*entry
 	for _, id := range ids {
-		if e := d.byID[id]; e != nil {
+		if e := d.byID.get(id); e != nil {
 			out = append(out, e)
 		}
 	}
@@ -376,11 +377,11 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
 	var doomed []*entry
-	for _, e := range d.byID {
+	d.byID.each(func(e *entry) {
 		if e.expired(now) {
 			doomed = append(doomed, e)
 		}
-	}
+	})
 	for _, e := range doomed {
 		d.remove(e)
 	}
@@ -392,7 +393,7 @@ func (d *Driver) Close() error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.closed = true
-	d.byID = nil
+	d.byID = idIndex{}
 	d.index = nil
 	return nil
 }
