@@ -77,6 +77,16 @@ type Record struct {
 	// Tokens caches the token count of Content, computed once when the
 	// record is written; zero means not counted.
 	Tokens int
+	// Version counts the writes of this id: a store sets it to 1 when the
+	// id is first stored and adds one on every replacement, so a reader
+	// can make a conditional write (backend.Swapper) that fails if anyone
+	// wrote in between. It is ignored on input; after a delete the id
+	// starts again at 1.
+	Version int64
+	// Vector is an optional embedding of Content for similarity search; nil
+	// means none. Its values must be finite and not all zero, and a store
+	// holds vectors of one dimension only (MaxVectorDims at most).
+	Vector []float32
 }
 
 // Expired reports whether r has expired at now.

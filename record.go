@@ -28,6 +28,8 @@ const (
 	MaxMetadataBytes = 64 << 10
 	// MaxBatch is the most records one Add or driver Put may carry.
 	MaxBatch = 10000
+	// MaxVectorDims is the most dimensions a Vector may have.
+	MaxVectorDims = 4096
 )
 
 var idCounter atomic.Uint32
@@ -142,6 +144,38 @@ func (r Record) Validate() error {
 	}
 	if total > MaxMetadataBytes {
 		return Errorf(ErrTooLarge, "record %s has %d bytes of metadata, the limit is %d", r.ID, total, MaxMetadataBytes)
+	}
+	if r.Vector != nil {
+		if err := CheckVector(r.Vector); err != nil {
+			e := err.(*Error)
+			return Errorf(e.Kind, "record %s: %s", r.ID, e.Msg)
+		}
+	}
+	return nil
+}
+
+// CheckVector validates a vector for storage or as a search query: at
+// least one and at most MaxVectorDims values, every one finite, not all
+// zero (cosine similarity is undefined for the zero vector). It reports
+// ErrInvalidArgument, or ErrTooLarge for too many dimensions.
+func CheckVector(v []float32) error {
+	if len(v) == 0 {
+		return Errorf(ErrInvalidArgument, "vector is empty")
+	}
+	if len(v) > MaxVectorDims {
+		return Errorf(ErrTooLarge, "vector has %d dimensions, the limit is %d", len(v), MaxVectorDims)
+	}
+	zero := true
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return Errorf(ErrInvalidArgument, "vector value %d is %v, not a finite number", i, x)
+		}
+		if x != 0 {
+			zero = false
+		}
+	}
+	if zero {
+		return Errorf(ErrInvalidArgument, "vector is all zeros")
 	}
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the schema version this driver writes and reads. A
 // database with an older version is migrated when opened; a newer one is
 // refused.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // AdvisoryLockKey is the key of the transaction-level advisory lock
 // (pg_advisory_xact_lock) held while the schema is created or migrated,
@@ -50,7 +50,41 @@ var migrations = []string{
 	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created DESC, id DESC) INCLUDE (instance_id) WHERE squad_id <> '';
 	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created DESC, id DESC) WHERE agent_id <> '';
 	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
+
+	// 2: record versions for compare-and-swap, vectors, settings, and the
+	// work queue. Vectors are real[] so that the schema does not depend
+	// on pgvector; with pgvector, the search index casts them to vector.
+	`ALTER TABLE memory_records ADD COLUMN version BIGINT NOT NULL DEFAULT 1;
+	ALTER TABLE memory_records ADD COLUMN embedding REAL[]; -- NULL when none
+	CREATE TABLE memory_settings (
+		name  TEXT COLLATE "C" NOT NULL PRIMARY KEY,
+		value TEXT NOT NULL
+	);
+	CREATE TABLE memory_work (
+		queue       TEXT COLLATE "C" NOT NULL,
+		id          TEXT COLLATE "C" NOT NULL,
+		tenant_id   TEXT COLLATE "C" NOT NULL,
+		user_id     TEXT COLLATE "C" NOT NULL,
+		agent_id    TEXT COLLATE "C" NOT NULL,
+		instance_id TEXT COLLATE "C" NOT NULL,
+		squad_id    TEXT COLLATE "C" NOT NULL,
+		session_id  TEXT COLLATE "C" NOT NULL,
+		created     BIGINT NOT NULL,           -- unix nanoseconds
+		lease_until BIGINT NOT NULL DEFAULT 0, -- unix nanoseconds; 0 while never claimed
+		token       TEXT COLLATE "C" NOT NULL DEFAULT '',
+		attempts    INTEGER NOT NULL DEFAULT 0,
+		payload     TEXT NOT NULL,
+		PRIMARY KEY (queue, id)
+	);
+	CREATE INDEX memory_work_order ON memory_work (queue, created, id);`,
 }
+
+// Settings kept in memory_settings.
+const (
+	// settingVectorDims is the dimension of every stored vector, fixed by
+	// the first vector stored.
+	settingVectorDims = "vector_dims"
+)
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
 	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),

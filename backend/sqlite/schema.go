@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema version this driver writes and reads. A file
 // with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // migrations[i] takes the schema from version i to version i+1.
 //
@@ -55,7 +55,40 @@ var migrations = []string{
 	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created, instance_id) WHERE squad_id != '';
 	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created) WHERE agent_id != '';
 	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
+
+	// 2: record versions for compare-and-swap, vectors, settings, and the
+	// work queue.
+	`ALTER TABLE memory_records ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+	ALTER TABLE memory_records ADD COLUMN vector BLOB; -- little-endian float32 values; NULL when none
+	CREATE TABLE memory_settings (
+		name  TEXT NOT NULL PRIMARY KEY,
+		value TEXT NOT NULL
+	) STRICT;
+	CREATE TABLE memory_work (
+		queue       TEXT    NOT NULL,
+		id          TEXT    NOT NULL,
+		tenant_id   TEXT    NOT NULL,
+		user_id     TEXT    NOT NULL,
+		agent_id    TEXT    NOT NULL,
+		instance_id TEXT    NOT NULL,
+		squad_id    TEXT    NOT NULL,
+		session_id  TEXT    NOT NULL,
+		created     INTEGER NOT NULL,           -- unix nanoseconds
+		lease_until INTEGER NOT NULL DEFAULT 0, -- unix nanoseconds; 0 while never claimed
+		token       TEXT    NOT NULL DEFAULT '',
+		attempts    INTEGER NOT NULL DEFAULT 0,
+		payload     TEXT    NOT NULL,
+		PRIMARY KEY (queue, id)
+	) STRICT;
+	CREATE INDEX memory_work_order ON memory_work (queue, created, id);`,
 }
+
+// Settings kept in memory_settings.
+const (
+	// settingVectorDims is the dimension of every stored vector, fixed by
+	// the first vector stored.
+	settingVectorDims = "vector_dims"
+)
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
 	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),

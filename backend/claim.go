@@ -1,0 +1,183 @@
+package backend
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentmem/memory"
+)
+
+// Work is one item of pending work in a named queue: the unit that
+// background jobs such as folding turns into digests or extracting facts
+// hand out to workers.
+type Work struct {
+	// Queue names the queue the item belongs to, e.g. "fold".
+	Queue string
+	// ID identifies the item within its queue. Enqueueing an id that is
+	// already pending or claimed in the queue does nothing, so producers
+	// may enqueue the same work repeatedly; once completed, the id may be
+	// enqueued again.
+	ID string
+	// Identity is whose work it is.
+	Identity memory.Identity
+	// Payload is the item's data, opaque to the driver (JSON, say).
+	Payload string
+	// Created orders the queue: older items are claimed first, then by ID.
+	Created time.Time
+}
+
+// Lease is a worker's exclusive, time-limited claim on one work item.
+type Lease struct {
+	Work
+	// Token identifies this claim. Every claim of an item gets a new one,
+	// and only the current claim's token completes, renews or releases it.
+	Token string
+	// Expires is when the claim lapses by the driver's clock; from then
+	// on the item may be claimed again.
+	Expires time.Time
+	// Attempt counts the claims of this item, this one included.
+	Attempt int
+}
+
+// Limits of the work queue.
+const (
+	// MaxQueueBytes is the longest queue name.
+	MaxQueueBytes = 128
+	// MaxPayloadBytes is the largest Payload.
+	MaxPayloadBytes = memory.MaxContentBytes
+	// MinLease and MaxLease bound a lease's duration.
+	MinLease = time.Millisecond
+	MaxLease = 24 * time.Hour
+)
+
+// Claimer is the optional capability of a work queue with exactly-once
+// claiming across processes and replicas: while an item's lease runs, no
+// other worker can claim it; when a worker dies (its context cancelled,
+// its connection dropped, its process killed), the item becomes claimable
+// again once the lease lapses; and of all the claims an item ever gets,
+// exactly one completes it.
+//
+// Claims are made and committed inside Claim: no lock and no transaction
+// is held while the caller does its work, however slow. Lease times are
+// read from the driver's clock, so replicas sharing a database need
+// clocks that agree to well within a lease.
+//
+// A claim only guards the queue. Work whose effects must not happen twice
+// when a lease lapses mid-work fences them too: with Swapper, or by
+// completing the item before publishing its result.
+type Claimer interface {
+	// Enqueue adds items, all or nothing, and reports how many of them
+	// were new; ids already pending or claimed in their queue are left
+	// as they are.
+	Enqueue(ctx context.Context, items []Work) (int, error)
+	// Claim leases up to n items of queue that are pending or whose lease
+	// has lapsed, oldest first, for the given duration, and returns them.
+	// It returns no items, not an error, when none is claimable.
+	Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]Lease, error)
+	// Renew extends a claim that is still current to the given duration
+	// from now and returns it with its new expiry. It fails with
+	// memory.ErrConflict when the item has been claimed again or
+	// completed; a lapsed claim that nobody has taken over can still be
+	// renewed.
+	Renew(ctx context.Context, l Lease, lease time.Duration) (Lease, error)
+	// Complete removes the item if l is still its current claim, lapsed or
+	// not, and fails with memory.ErrConflict when the item has been
+	// claimed again or completed.
+	Complete(ctx context.Context, l Lease) error
+	// Release gives the item back unfinished, claimable at once, if l is
+	// still its current claim; otherwise it fails with memory.ErrConflict.
+	Release(ctx context.Context, l Lease) error
+}
+
+// CheckEnqueue validates a batch for Enqueue: its size and every item.
+func CheckEnqueue(items []Work) error {
+	if len(items) > memory.MaxBatch {
+		return memory.Errorf(memory.ErrTooLarge, "batch of %d work items, the limit is %d", len(items), memory.MaxBatch)
+	}
+	for _, w := range items {
+		if err := w.Validate(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks a work item: a valid queue name and id (as record ids),
+// a valid identity, a payload of valid UTF-8 without NUL bytes of at most
+// MaxPayloadBytes, and a creation time an int64 of unix nanoseconds holds.
+func (w Work) Validate() error {
+	if err := checkQueue(w.Queue); err != nil {
+		return err
+	}
+	switch {
+	case w.ID == "":
+		return memory.Errorf(memory.ErrInvalidArgument, "work item id is empty")
+	case len(w.ID) > memory.MaxIDBytes:
+		return memory.Errorf(memory.ErrTooLarge, "work item id is %d bytes, the limit is %d", len(w.ID), memory.MaxIDBytes)
+	case !utf8.ValidString(w.ID) || strings.IndexByte(w.ID, 0) >= 0:
+		return memory.Errorf(memory.ErrInvalidArgument, "work item id is not valid UTF-8 or contains a NUL byte")
+	case len(w.Payload) > MaxPayloadBytes:
+		return memory.Errorf(memory.ErrTooLarge, "work item %s payload is %d bytes, the limit is %d", w.ID, len(w.Payload), MaxPayloadBytes)
+	case !utf8.ValidString(w.Payload) || strings.IndexByte(w.Payload, 0) >= 0:
+		return memory.Errorf(memory.ErrInvalidArgument, "work item %s payload is not valid UTF-8 or contains a NUL byte", w.ID)
+	case w.Created.IsZero():
+		return memory.Errorf(memory.ErrInvalidArgument, "work item %s has no creation time", w.ID)
+	}
+	if _, ok := memory.UnixNanos(w.Created); !ok {
+		return memory.Errorf(memory.ErrInvalidArgument, "work item %s has a creation time outside the years 1678 to 2262", w.ID)
+	}
+	return w.Identity.Validate()
+}
+
+// CheckClaim validates the arguments of a Claim: a valid queue name,
+// 1 <= n <= memory.MaxBatch, and MinLease <= lease <= MaxLease.
+func CheckClaim(queue string, n int, lease time.Duration) error {
+	if err := checkQueue(queue); err != nil {
+		return err
+	}
+	if n < 1 || n > memory.MaxBatch {
+		return memory.Errorf(memory.ErrInvalidArgument, "claim of %d items; it must be between 1 and %d", n, memory.MaxBatch)
+	}
+	return checkLease(lease)
+}
+
+// CheckLease validates a lease handed back to Renew, Complete or Release:
+// its queue and id, and a token.
+func CheckLease(l Lease) error {
+	if err := checkQueue(l.Queue); err != nil {
+		return err
+	}
+	if l.ID == "" || l.Token == "" {
+		return memory.Errorf(memory.ErrInvalidArgument, "lease has no item id or no token")
+	}
+	return nil
+}
+
+// CheckRenew validates the arguments of a Renew.
+func CheckRenew(l Lease, lease time.Duration) error {
+	if err := CheckLease(l); err != nil {
+		return err
+	}
+	return checkLease(lease)
+}
+
+func checkLease(lease time.Duration) error {
+	if lease < MinLease || lease > MaxLease {
+		return memory.Errorf(memory.ErrInvalidArgument, "lease of %s; it must be between %s and %s", lease, MinLease, MaxLease)
+	}
+	return nil
+}
+
+func checkQueue(q string) error {
+	switch {
+	case q == "":
+		return memory.Errorf(memory.ErrInvalidArgument, "queue name is empty")
+	case len(q) > MaxQueueBytes:
+		return memory.Errorf(memory.ErrTooLarge, "queue name is %d bytes, the limit is %d", len(q), MaxQueueBytes)
+	case !utf8.ValidString(q) || strings.IndexByte(q, 0) >= 0:
+		return memory.Errorf(memory.ErrInvalidArgument, "queue name is not valid UTF-8 or contains a NUL byte")
+	}
+	return nil
+}

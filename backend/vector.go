@@ -1,0 +1,59 @@
+package backend
+
+import (
+	"context"
+
+	"github.com/agentmem/memory"
+)
+
+// Match is a record found by similarity search.
+type Match struct {
+	// Record is the stored record, its Vector included.
+	Record memory.Record
+	// Score is the cosine similarity between the record's vector and the
+	// query vector, from -1 to 1; higher is closer.
+	Score float64
+}
+
+// MaxSearchK is the largest k a vector search may ask for.
+const MaxSearchK = 1000
+
+// VectorSearcher is the optional capability of k-nearest-neighbour search
+// over the vectors stored with records (memory.Record.Vector).
+//
+// A driver holds vectors of one dimension: the first vector it stores
+// fixes the dimension, and a record or query vector of another dimension
+// is memory.ErrInvalidArgument. Search applies q in full inside the search
+// — identity filter, kinds, key, ids and expiry — so the k results are the
+// k nearest among the records q matches, never a filtered subset of a
+// store-wide top k.
+type VectorSearcher interface {
+	// Search returns the k unexpired records matching q that carry a
+	// vector and are nearest to vec by cosine similarity, highest score
+	// first, ties broken by List order (Created descending, then ID
+	// descending). Fewer than k are returned when fewer match. q.Limit is
+	// ignored. An empty store returns nothing for a vector of any valid
+	// dimension.
+	Search(ctx context.Context, q Query, vec []float32, k int) ([]Match, error)
+}
+
+// CheckSearch validates the arguments of a Search: the query as List
+// checks it, the vector with memory.CheckVector, and 1 <= k <= MaxSearchK.
+func CheckSearch(q Query, vec []float32, k int) error {
+	if err := CheckQuery(q); err != nil {
+		return err
+	}
+	if err := memory.CheckVector(vec); err != nil {
+		return err
+	}
+	if k < 1 || k > MaxSearchK {
+		return memory.Errorf(memory.ErrInvalidArgument, "k is %d; it must be between 1 and %d", k, MaxSearchK)
+	}
+	return nil
+}
+
+// DimensionMismatch returns the error for a vector of got dimensions in a
+// store that holds vectors of want dimensions.
+func DimensionMismatch(got, want int) error {
+	return memory.Errorf(memory.ErrInvalidArgument, "vector has %d dimensions; this store holds vectors of %d", got, want)
+}
