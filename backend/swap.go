@@ -37,3 +37,12 @@ func CheckSwap(rec memory.Record, expect int64) error {
 	}
 	return rec.Validate()
 }
+
+// VersionConflict returns the error of a Swap that expected version expect
+// of id and found current (0: no live record).
+func VersionConflict(id string, expect, current int64) error {
+	if current == 0 {
+		return memory.Errorf(memory.ErrConflict, "record %q: expected version %d, but no live record has the id", id, expect)
+	}
+	return memory.Errorf(memory.ErrConflict, "record %q: expected version %d, but version %d is stored", id, expect, current)
+}

@@ -57,3 +57,21 @@ func CheckSearch(q Query, vec []float32, k int) error {
 func DimensionMismatch(got, want int) error {
 	return memory.Errorf(memory.ErrInvalidArgument, "vector has %d dimensions; this store holds vectors of %d", got, want)
 }
+
+// BatchDims checks that the vectors of recs all have one dimension, and
+// that it is dims when dims is not zero (a store's dimension, fixed by its
+// first vector). It returns the dimension the store has after the batch:
+// dims, or the batch's when dims is zero and the batch has vectors.
+func BatchDims(recs []memory.Record, dims int) (int, error) {
+	for _, r := range recs {
+		if r.Vector == nil {
+			continue
+		}
+		if dims == 0 {
+			dims = len(r.Vector)
+		} else if len(r.Vector) != dims {
+			return 0, memory.Errorf(memory.ErrInvalidArgument, "record %s: vector has %d dimensions; this store holds vectors of %d", r.ID, len(r.Vector), dims)
+		}
+	}
+	return dims, nil
+}

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -65,7 +66,25 @@ type Config struct {
 	// suite fails if the declaration and the driver disagree (honest
 	// opt-out, never a skipped failing case).
 	Sweeper bool
+	// Swapper declares that the driver implements backend.Swapper.
+	Swapper bool
+	// VectorSearch declares whether the driver implements
+	// backend.VectorSearcher, and whether its search is exact.
+	VectorSearch VectorSearch
 }
+
+// VectorSearch is a driver's vector search capability.
+type VectorSearch int
+
+const (
+	// NoVectorSearch: the driver does not implement backend.VectorSearcher.
+	NoVectorSearch VectorSearch = iota
+	// ExactVectorSearch: Search returns exactly the brute-force result.
+	ExactVectorSearch
+	// ApproximateVectorSearch: Search uses an approximate index, whose
+	// recall@10 against brute force must be at least 0.95.
+	ApproximateVectorSearch
+)
 
 // Run runs the conformance suite against the driver c describes, one
 // subtest per property.
@@ -110,6 +129,10 @@ var checks = []check{
 	{"BadRecords", checkBadRecords},
 	{"BadBatches", checkBadBatches},
 	{"BadQueries", checkBadQueries},
+	{"Versions", checkVersions},
+	{"Swap", checkSwap},
+	{"SwapRace", checkSwapRace},
+	{"Vectors", checkVectors},
 }
 
 // reporter is the part of *testing.T the checks use. The suite's own tests
@@ -431,7 +454,28 @@ func recordDiff(got, want memory.Record) string {
 	if got.Tokens != want.Tokens {
 		add("Tokens", got.Tokens, want.Tokens)
 	}
+	// Stores set versions: a want without one accepts any stored version.
+	if want.Version != 0 && got.Version != want.Version || got.Version < 1 {
+		add("Version", got.Version, want.Version)
+	}
+	if !sameVector(got.Vector, want.Vector) {
+		add("Vector", got.Vector, want.Vector)
+	}
 	return strings.Join(d, "; ")
+}
+
+// sameVector reports whether a and b hold the same float32 values, bit for
+// bit, and are both nil or both not.
+func sameVector(a, b []float32) bool {
+	if (a == nil) != (b == nil) || len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameMetadata(a, b map[string]string) bool {

@@ -37,11 +37,13 @@ type Driver struct {
 	idents map[memory.Identity]*writer
 	last   *writer        // the writer of the last record put, a cache
 	first  map[string]int // scratch for Put: first index of each id in a batch
+	dims   int            // the dimension of stored vectors; 0 until the first
 }
 
 var (
 	_ backend.Driver  = (*Driver)(nil)
 	_ backend.Sweeper = (*Driver)(nil)
+	_ backend.Swapper = (*Driver)(nil)
 )
 
 // entry is one stored record in compact form: its identity is its
@@ -57,15 +59,18 @@ type entry struct {
 	created  int64 // unix nanoseconds
 	expires  int64 // unix nanoseconds; 0 means never
 	tokens   int
+	version  int64
+	vector   []float32 // a copy of the record's; nil when none
 	writer   *writer
 	sameHash *entry // the next entry whose id hashes alike; see idIndex
 	dead     bool
 }
 
-// newEntry returns r's fields in compact form.
-func newEntry(r memory.Record, w *writer) *entry {
+// newEntry returns r's fields in compact form, at the given version.
+func newEntry(r memory.Record, w *writer, version int64) *entry {
 	e := &entry{id: r.ID, kind: r.Kind, label: r.Label, key: r.Key, content: r.Content,
-		metadata: cloneMetadata(r.Metadata), created: r.Created.UnixNano(), tokens: r.Tokens, writer: w}
+		metadata: cloneMetadata(r.Metadata), created: r.Created.UnixNano(), tokens: r.Tokens,
+		version: version, vector: slices.Clone(r.Vector), writer: w}
 	if !r.Expires.IsZero() {
 		e.expires = r.Expires.UnixNano()
 	}
@@ -75,7 +80,8 @@ func newEntry(r memory.Record, w *writer) *entry {
 // record returns the stored Record, in UTC, with its own metadata map.
 func (e *entry) record() memory.Record {
 	r := memory.Record{ID: e.id, Kind: e.kind, Identity: e.writer.id, Label: e.label, Key: e.key, Content: e.content,
-		Metadata: cloneMetadata(e.metadata), Created: time.Unix(0, e.created).UTC(), Tokens: e.tokens}
+		Metadata: cloneMetadata(e.metadata), Created: time.Unix(0, e.created).UTC(), Tokens: e.tokens,
+		Version: e.version, Vector: slices.Clone(e.vector)}
 	if e.expires != 0 {
 		r.Expires = time.Unix(0, e.expires).UTC()
 	}
@@ -171,6 +177,10 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if d.closed {
 		return memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
+	dims, err := backend.BatchDims(recs, d.dims)
+	if err != nil {
+		return err
+	}
 	// Check every record before changing anything: the batch is all or
 	// nothing. olds[i] is the stored record recs[i] replaces; first[id] is
 	// the index of id's first occurrence in the batch.
@@ -179,39 +189,89 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		defer clear(d.first) // runs before the deferred unlock
 	}
 	for i, r := range recs {
-		owner, seen := r.Identity, false
-		if j, dup := d.first[r.ID]; dup {
-			owner, seen = recs[j].Identity, true
+		owner := r.Identity
+		j, dup := d.first[r.ID]
+		if dup {
+			owner = recs[j].Identity
 		} else if e := d.byID.get(r.ID); e != nil {
-			owner, seen, olds[i] = e.writer.id, true, e
+			owner, olds[i] = e.writer.id, e
 		}
-		if seen && owner != r.Identity {
+		if owner != r.Identity {
 			return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
 		}
-		if len(recs) > 1 {
+		if len(recs) > 1 && !dup {
 			d.first[r.ID] = i
 		}
 	}
+	d.dims = dims
 	for i, r := range recs {
 		old := olds[i]
 		if j := d.first[r.ID]; j != i && len(recs) > 1 {
 			old = d.byID.get(r.ID) // a duplicate replaces the batch's earlier record
 		}
-		if old != nil {
-			d.remove(old)
-		}
-		w := d.last
-		if w == nil || w.id != r.Identity {
-			w = d.writerOf(r.Identity)
-			d.last = w
-		}
-		e := newEntry(r, w)
-		d.byID.add(e)
-		for _, p := range w.lists {
-			p.insert(e)
-		}
+		d.store(r, old)
 	}
 	return nil
+}
+
+// store adds r, replacing old (nil when r's id is new) at old's version
+// plus one. The caller holds d.mu for writing and has checked r.
+func (d *Driver) store(r memory.Record, old *entry) int64 {
+	version := int64(1)
+	if old != nil {
+		version = old.version + 1
+		d.remove(old)
+	}
+	w := d.last
+	if w == nil || w.id != r.Identity {
+		w = d.writerOf(r.Identity)
+		d.last = w
+	}
+	e := newEntry(r, w, version)
+	d.byID.add(e)
+	for _, p := range w.lists {
+		p.insert(e)
+	}
+	return version
+}
+
+// Swap stores rec if the live record under its id has version expect (0:
+// none); see backend.Swapper.
+func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckSwap(rec, expect); err != nil {
+		return 0, err
+	}
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
+	}
+	dims, err := backend.BatchDims([]memory.Record{rec}, d.dims)
+	if err != nil {
+		return 0, err
+	}
+	old := d.byID.get(rec.ID)
+	var current int64
+	if old != nil {
+		if old.writer.id != rec.Identity {
+			return 0, memory.Errorf(memory.ErrConflict, "record %q exists with another identity", rec.ID)
+		}
+		if !old.expired(now) {
+			current = old.version
+		}
+	}
+	if current != expect {
+		return 0, backend.VersionConflict(rec.ID, expect, current)
+	}
+	d.dims = dims
+	return d.store(rec, old), nil
 }
 
 func (p *postings) insert(e *entry) {

@@ -14,5 +14,6 @@ func TestConformance(t *testing.T) {
 			return inmem.New(inmem.Options{Clock: clock})
 		},
 		Sweeper: true,
+		Swapper: true,
 	})
 }

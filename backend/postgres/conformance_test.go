@@ -22,5 +22,6 @@ func TestConformance(t *testing.T) {
 			return d
 		},
 		Sweeper: true,
+		Swapper: true,
 	})
 }

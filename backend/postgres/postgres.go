@@ -51,6 +51,7 @@ import (
 	"database/sql"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -98,11 +99,13 @@ type Driver struct {
 
 	mu     sync.RWMutex // held shared by every call, exclusively by Close
 	closed bool
+	dims   atomic.Int64 // the store's vector dimension once read; 0 before
 }
 
 var (
 	_ backend.Driver  = (*Driver)(nil)
 	_ backend.Sweeper = (*Driver)(nil)
+	_ backend.Swapper = (*Driver)(nil)
 )
 
 // Open connects to the database dsn names (a lib/pq connection string:

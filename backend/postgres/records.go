@@ -25,12 +25,23 @@ const maxAttempts = 5
 // identity. When the identities differ the WHERE clause leaves the stored
 // row alone and no row changes, so the statement changes fewer rows than
 // were sent, which Put reports as memory.ErrConflict. Arrays keep the
-// statement and its 15 parameters the same for every batch size.
+// statement and its 17 parameters the same for every batch size.
+//
+// A record's version counts its writes, and Put stores each id of a batch
+// once (see dedupe), so the version column carries how often the id
+// occurred in the batch: a new id starts there and a stored one adds it.
+// Vectors travel as the text of real[] literals, because an array of
+// arrays cannot hold rows without a vector.
 const upsertSQL = `INSERT INTO memory_records
 	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	 created, expires, tokens, label, rkey, metadata, content)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-	$9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::jsonb[], $15::text[])
+	 created, expires, tokens, label, rkey, metadata, content, version, embedding)
+SELECT id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, expires, tokens, label, rkey, metadata, content, version, embedding::real[]
+FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	$9::bigint[], $10::bigint[], $11::bigint[], $12::text[], $13::text[], $14::jsonb[], $15::text[],
+	$16::bigint[], $17::text[])
+	AS u (id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, expires, tokens, label, rkey, metadata, content, version, embedding)
 ` + onConflict
 
 // upsertOneSQL is upsertSQL for a single record, with plain parameters:
@@ -38,26 +49,36 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
 // than unnest.
 const upsertOneSQL = `INSERT INTO memory_records
 	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	 created, expires, tokens, label, rkey, metadata, content)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14::jsonb, $15)
+	 created, expires, tokens, label, rkey, metadata, content, version, embedding)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14::jsonb, $15,
+	$16::bigint, $17::text::real[])
 ` + onConflict
+
+// insertOneSQL inserts a single record unless its id is stored.
+const insertOneSQL = `INSERT INTO memory_records
+	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	 created, expires, tokens, label, rkey, metadata, content, version, embedding)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14::jsonb, $15,
+	$16::bigint, $17::text::real[])
+ON CONFLICT (id) DO NOTHING`
 
 // onConflict replaces a stored record only when its identity is the new one's.
 const onConflict = `ON CONFLICT (id) DO UPDATE SET
 	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
 	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
-	metadata = excluded.metadata, content = excluded.content
+	metadata = excluded.metadata, content = excluded.content, embedding = excluded.embedding,
+	version = memory_records.version + excluded.version
 WHERE memory_records.tenant_id = excluded.tenant_id AND memory_records.user_id = excluded.user_id
 	AND memory_records.agent_id = excluded.agent_id AND memory_records.instance_id = excluded.instance_id
 	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`
 
 const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, tokens, label, rkey, metadata, content`
+	created, expires, tokens, label, rkey, metadata, content, version, embedding`
 
-// putArgs returns the upsert's 15 column arrays for recs, which CheckPut
+// putArgs returns the upsert's 17 column arrays for recs, which CheckPut
 // has validated (their times lie within the range of int64 unix
-// nanoseconds).
-func putArgs(recs []memory.Record) ([]any, error) {
+// nanoseconds); writes[i] is how often recs[i]'s id occurred in the batch.
+func putArgs(recs []memory.Record, writes []int64) ([]any, error) {
 	n := len(recs)
 	var (
 		text    [13][]string // every text column but metadata, by upsert position
@@ -65,6 +86,7 @@ func putArgs(recs []memory.Record) ([]any, error) {
 		expires = make([]sql.NullInt64, n) // NULL: never
 		tokens  = make([]int64, n)
 		meta    = make([]sql.NullString, n) // NULL: none
+		vectors = make([]sql.NullString, n) // NULL: none
 	)
 	for c := range text {
 		text[c] = make([]string, n)
@@ -86,12 +108,16 @@ func putArgs(recs []memory.Record) ([]any, error) {
 			}
 			meta[i] = sql.NullString{String: string(b), Valid: true}
 		}
+		if r.Vector != nil {
+			vectors[i] = sql.NullString{String: vectorLiteral(r.Vector), Valid: true}
+		}
 	}
 	return []any{
 		pq.StringArray(text[0]), pq.StringArray(text[1]), pq.StringArray(text[2]), pq.StringArray(text[3]),
 		pq.StringArray(text[4]), pq.StringArray(text[5]), pq.StringArray(text[6]), pq.StringArray(text[7]),
 		pq.Int64Array(created), pq.GenericArray{A: expires}, pq.Int64Array(tokens),
 		pq.StringArray(text[8]), pq.StringArray(text[9]), pq.GenericArray{A: meta}, pq.StringArray(text[10]),
+		pq.Int64Array(writes), pq.GenericArray{A: vectors},
 	}, nil
 }
 
@@ -125,11 +151,15 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 		meta            []byte
 		created, tokens int64
 		expires         sql.NullInt64
+		vector          pq.Float32Array
 		id              = &r.Identity
 	)
 	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content); err != nil {
+		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content, &r.Version, &vector); err != nil {
 		return memory.Record{}, err
+	}
+	if vector != nil {
+		r.Vector = []float32(vector)
 	}
 	r.Kind = memory.Kind(kind)
 	r.Created = time.Unix(0, created).UTC()
@@ -149,16 +179,18 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 }
 
 // dedupe returns recs with every id once, its last occurrence kept, sorted
-// by id. Occurrences of one id must carry one identity: a batch that
-// disagrees with itself is memory.ErrConflict, as it would be across two
-// batches.
-func dedupe(recs []memory.Record) ([]memory.Record, error) {
+// by id, and how often each occurred. Occurrences of one id must carry one
+// identity: a batch that disagrees with itself is memory.ErrConflict, as it
+// would be across two batches.
+func dedupe(recs []memory.Record) ([]memory.Record, []int64, error) {
 	last := make(map[string]int, len(recs))
+	count := make(map[string]int64, len(recs))
 	for i, r := range recs {
 		if j, ok := last[r.ID]; ok && recs[j].Identity != r.Identity {
-			return nil, memory.Errorf(memory.ErrConflict, "record %q appears twice in the batch with different identities", r.ID)
+			return nil, nil, memory.Errorf(memory.ErrConflict, "record %q appears twice in the batch with different identities", r.ID)
 		}
 		last[r.ID] = i
+		count[r.ID]++
 	}
 	out := make([]memory.Record, 0, len(last))
 	for i, r := range recs {
@@ -169,7 +201,11 @@ func dedupe(recs []memory.Record) ([]memory.Record, error) {
 	// One order for every batch: two batches sharing ids lock them in the
 	// same order and never deadlock on each other.
 	slices.SortFunc(out, func(a, b memory.Record) int { return strings.Compare(a.ID, b.ID) })
-	return out, nil
+	writes := make([]int64, len(out))
+	for i, r := range out {
+		writes[i] = count[r.ID]
+	}
+	return out, writes, nil
 }
 
 // Put stores recs in one transaction, all or nothing; see backend.Driver.
@@ -191,11 +227,14 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	recs, err := dedupe(recs)
+	recs, writes, err := dedupe(recs)
 	if err != nil {
 		return err
 	}
-	args, err := putArgs(recs)
+	if _, err := backend.BatchDims(recs, 0); err != nil {
+		return err
+	}
+	args, err := putArgs(recs, writes)
 	if err != nil {
 		return err
 	}
@@ -215,6 +254,11 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 		return fail(ctx, err, "postgres: begin transaction")
 	}
 	defer func() { _ = tx.Rollback() }()
+	if hasVectors(recs) {
+		if err := d.checkDims(ctx, tx, recs); err != nil {
+			return err
+		}
+	}
 	query := upsertSQL
 	if len(recs) == 1 {
 		query, args = upsertOneSQL, firstRow(args)

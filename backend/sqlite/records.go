@@ -31,20 +31,21 @@ func insertSQL(n int, upsert bool) string {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO memory_records
 	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	 created, expires, tokens, label, rkey, metadata, content)
+	 created, expires, tokens, label, rkey, metadata, content, vector)
 VALUES `)
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 	}
 	if upsert {
 		b.WriteString(`
 ON CONFLICT (id) DO UPDATE SET
 	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
 	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
-	metadata = excluded.metadata, content = excluded.content
+	metadata = excluded.metadata, content = excluded.content, vector = excluded.vector,
+	version = memory_records.version + 1
 WHERE tenant_id = excluded.tenant_id AND user_id = excluded.user_id
 	AND agent_id = excluded.agent_id AND instance_id = excluded.instance_id
 	AND squad_id = excluded.squad_id AND session_id = excluded.session_id`)
@@ -69,7 +70,7 @@ var inserts, upserts = func() (ins, ups []string) {
 }()
 
 const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, tokens, label, rkey, metadata, content`
+	created, expires, tokens, label, rkey, metadata, content, version, vector`
 
 // owner is the id and identity of a stored record, as the conflict
 // report reads them.
@@ -101,7 +102,7 @@ func putArgs(r memory.Record) ([]any, error) {
 	id := r.Identity
 	return []any{
 		r.ID, string(r.Kind), id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session,
-		created, expires, int64(r.Tokens), r.Label, r.Key, meta, r.Content,
+		created, expires, int64(r.Tokens), r.Label, r.Key, meta, r.Content, encodeVector(r.Vector),
 	}, nil
 }
 
@@ -113,11 +114,19 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 		kind, meta      string
 		created, tokens int64
 		expires         sql.NullInt64
+		vector          []byte
 		id              = &r.Identity
 	)
 	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content); err != nil {
+		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content, &r.Version, &vector); err != nil {
 		return memory.Record{}, err
+	}
+	if vector != nil {
+		v, err := decodeVector(vector)
+		if err != nil {
+			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: record "+r.ID+" has a malformed vector")
+		}
+		r.Vector = v
 	}
 	r.Kind = memory.Kind(kind)
 	r.Created = time.Unix(0, created).UTC()
@@ -168,6 +177,11 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// a goroutine per statement in go-sqlite3; cancellation is checked
 		// between statements instead.
 		bg := context.WithoutCancel(ctx)
+		if hasVectors(recs) {
+			if err := d.checkDims(bg, conn, recs); err != nil {
+				return err
+			}
+		}
 		flat := make([]any, 0, maxChunk*columns)
 		for i := 0; i < len(recs); {
 			if err := ctx.Err(); err != nil {
@@ -212,7 +226,7 @@ func duplicateID(err error) bool {
 }
 
 // columns is the number of values putArgs returns.
-const columns = 15
+const columns = 16
 
 // conflict reports the record of chunk whose id is stored, within the
 // failing transaction, with another identity.

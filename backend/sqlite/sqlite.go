@@ -67,6 +67,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -147,11 +148,13 @@ type Driver struct {
 
 	mu     sync.RWMutex // held shared by every call, exclusively by Close
 	closed bool
+	dims   atomic.Int64 // the store's vector dimension once read; 0 before
 }
 
 var (
 	_ backend.Driver  = (*Driver)(nil)
 	_ backend.Sweeper = (*Driver)(nil)
+	_ backend.Swapper = (*Driver)(nil)
 )
 
 // Open opens (creating it if needed) the database file at path and returns
