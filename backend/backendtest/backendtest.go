@@ -133,6 +133,8 @@ var checks = []check{
 	{"Swap", checkSwap},
 	{"SwapRace", checkSwapRace},
 	{"Vectors", checkVectors},
+	{"VectorSearch", checkVectorSearch},
+	{"VectorSearchIsolation", checkVectorSearchIsolation},
 }
 
 // reporter is the part of *testing.T the checks use. The suite's own tests
