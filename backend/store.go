@@ -82,24 +82,75 @@ func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Reco
 	now := s.opt.Clock.Now()
 	out := make([]memory.Record, len(recs))
 	for i, r := range recs {
-		switch {
-		case r.Identity == (memory.Identity{}):
-			r.Identity = id
-		case !narrows(r.Identity, id):
-			return memory.Errorf(memory.ErrPermissionDenied, "record %q is attributed to an identity the writer does not hold", r.ID)
-		}
-		if r.Created.IsZero() {
-			r.Created = now
-		}
-		if r.ID == "" {
-			r.ID = memory.NewID(r.Created)
-		}
-		if r.Tokens == 0 && r.Content != "" {
-			r.Tokens = s.opt.Tokens.CountTokens(r.Content)
+		r, err := s.prepare(id, r, now)
+		if err != nil {
+			return err
 		}
 		out[i] = r
 	}
 	return s.d.Put(ctx, out)
+}
+
+// prepare attributes r to the writer id and fills in its creation time,
+// id and token count, as Add describes.
+func (s *Store) prepare(id memory.Identity, r memory.Record, now time.Time) (memory.Record, error) {
+	switch {
+	case r.Identity == (memory.Identity{}):
+		r.Identity = id
+	case !narrows(r.Identity, id):
+		return r, memory.Errorf(memory.ErrPermissionDenied, "record %q is attributed to an identity the writer does not hold", r.ID)
+	}
+	if r.Created.IsZero() {
+		r.Created = now
+	}
+	if r.ID == "" {
+		r.ID = memory.NewID(r.Created)
+	}
+	if r.Tokens == 0 && r.Content != "" {
+		r.Tokens = s.opt.Tokens.CountTokens(r.Content)
+	}
+	return r, nil
+}
+
+// Swap writes rec, attributed to id as Add does, only if the live record
+// under rec.ID has version expect (0: none), and returns the version
+// stored; see Swapper. A driver without the capability gives
+// memory.ErrUnimplemented.
+func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record, expect int64) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	sw, ok := s.d.(Swapper)
+	if !ok {
+		return 0, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no compare-and-swap", s.d)
+	}
+	if err := s.opt.Posture.CheckWrite(id); err != nil {
+		return 0, err
+	}
+	rec, err := s.prepare(id, rec, s.opt.Clock.Now())
+	if err != nil {
+		return 0, err
+	}
+	return sw.Swap(ctx, rec, expect)
+}
+
+// Search returns the k records visible to id under q that are nearest to
+// vec; see VectorSearcher. q.Limit is ignored. A driver without the
+// capability gives memory.ErrUnimplemented.
+func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, vec []float32, k int) ([]Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	vs, ok := s.d.(VectorSearcher)
+	if !ok {
+		return nil, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no vector search", s.d)
+	}
+	q.Limit = 0
+	dq, err := s.Query(id, q)
+	if err != nil {
+		return nil, err
+	}
+	return vs.Search(ctx, dq, vec, k)
 }
 
 // narrows reports whether every set field of r equals the same field of

@@ -117,3 +117,67 @@ func TestClockOutOfRange(t *testing.T) {
 		t.Errorf("List with a clock past 2262 = %v, want ErrInvalidArgument", err)
 	}
 }
+
+// searchSpy is a driver with vector search that records the query it is
+// given, so the test sees the filter Store derives.
+type searchSpy struct {
+	backend.Driver
+	got backend.Query
+}
+
+func (s *searchSpy) Search(_ context.Context, q backend.Query, _ []float32, _ int) ([]backend.Match, error) {
+	s.got = q
+	return nil, nil
+}
+
+func TestStoreSwapAndSearch(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Tokens: countWords{}, Clock: func() time.Time { return now }})
+	defer st.Close()
+	alice := memory.Identity{Tenant: "t", User: "alice", Session: "s"}
+	doc := memory.NewDocument(memory.Identity{}, "plan", "working", `{"step":1}`, now)
+	doc.ID = "plan"
+
+	v, err := st.Swap(ctx, alice, doc, 0)
+	if err != nil || v != 1 {
+		t.Fatalf("Swap creating the document = %d, %v; want 1", v, err)
+	}
+	if _, err := st.Swap(ctx, alice, doc, 0); !errors.Is(err, memory.ErrConflict) {
+		t.Errorf("second create = %v, want ErrConflict", err)
+	}
+	recs, err := st.List(ctx, alice, memory.Query{Level: memory.LevelSession})
+	if err != nil || len(recs) != 1 || recs[0].Identity != alice || recs[0].Version != 1 || recs[0].Tokens != len(doc.Content) {
+		t.Fatalf("after Swap the session holds %+v, %v", recs, err)
+	}
+	spoof := doc
+	spoof.Identity = memory.Identity{Tenant: "t", User: "bob"}
+	if _, err := st.Swap(ctx, alice, spoof, 1); !errors.Is(err, memory.ErrPermissionDenied) {
+		t.Errorf("Swap attributed to another user = %v, want ErrPermissionDenied", err)
+	}
+	if _, err := st.Swap(ctx, memory.Identity{Tenant: "t"}, doc, 1); !errors.Is(err, memory.ErrIncompleteScope) {
+		t.Errorf("Swap by an identity with only a tenant = %v, want ErrIncompleteScope", err)
+	}
+
+	// A driver without vector search says so; one with it gets the
+	// derived filter, without the limit.
+	plain := backend.NewStore(struct{ backend.Driver }{inmem.New(inmem.Options{})}, backend.StoreOptions{})
+	if _, err := plain.Search(ctx, alice, memory.Query{Level: memory.LevelSession}, []float32{1}, 3); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("Search on a driver without vector search = %v, want ErrUnimplemented", err)
+	}
+	if _, err := plain.Swap(ctx, alice, doc, 0); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("Swap on a driver without compare-and-swap = %v, want ErrUnimplemented", err)
+	}
+	spy := &searchSpy{Driver: inmem.New(inmem.Options{})}
+	sst := backend.NewStore(spy, backend.StoreOptions{})
+	if _, err := sst.Search(ctx, alice, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindFact}, Limit: 5}, []float32{1}, 3); err != nil {
+		t.Fatal(err)
+	}
+	want := memory.Filter{Match: memory.FieldTenant | memory.FieldSession | memory.FieldUser, Identity: alice}
+	if spy.got.Filter != want || spy.got.Limit != 0 || len(spy.got.Kinds) != 1 {
+		t.Errorf("Search passed %+v to the driver, want filter %+v, no limit, one kind", spy.got, want)
+	}
+	if _, err := sst.Search(ctx, memory.Identity{Tenant: "t"}, memory.Query{Level: memory.LevelSession}, []float32{1}, 3); !errors.Is(err, memory.ErrIncompleteScope) {
+		t.Errorf("Search without a session at the session level = %v, want ErrIncompleteScope", err)
+	}
+}
