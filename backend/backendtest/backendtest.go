@@ -25,6 +25,15 @@
 // CancelledContext, BadRecords, BadBatches and BadQueries. Each states what
 // it checks in its failure messages.
 //
+// The work queue's subtests (they check a driver that declares
+// Config.Claimer): Claim, ClaimLeases, ClaimModel (a long random sequence
+// of calls compared with a reference model of the queue), ClaimBadInput,
+// ClaimLifecycle, ClaimDeadWorkers (workers cancelled mid-work, a replica
+// closed while it holds claims) and ClaimRace (two replicas of eight
+// workers each race over 10,240 items on real time; every item is
+// completed exactly once, and no claim holds a lock while its worker
+// works).
+//
 // Optional capabilities are declared in Config. A declaration the driver
 // contradicts is a failure, so a driver opts out honestly and never by
 // skipping a failing case.
@@ -71,6 +80,14 @@ type Config struct {
 	// VectorSearch declares whether the driver implements
 	// backend.VectorSearcher, and whether its search is exact.
 	VectorSearch VectorSearch
+	// Claimer declares that the driver implements backend.Claimer.
+	Claimer bool
+	// Replica returns another independent handle on the storage of d, a
+	// driver NewDriver returned: its own connection pool, reading the same
+	// clock as d, as a second replica of a program would open. The suite
+	// closes it. Nil means the driver has no replicas (it keeps its data
+	// in the process), and the checks of racing replicas use d twice.
+	Replica func(t *testing.T, d backend.Driver) backend.Driver
 }
 
 // VectorSearch is a driver's vector search capability.
@@ -135,6 +152,13 @@ var checks = []check{
 	{"Vectors", checkVectors},
 	{"VectorSearch", checkVectorSearch},
 	{"VectorSearchIsolation", checkVectorSearchIsolation},
+	{"Claim", checkClaim},
+	{"ClaimLeases", checkClaimLeases},
+	{"ClaimModel", checkClaimModel},
+	{"ClaimBadInput", checkClaimBadInput},
+	{"ClaimLifecycle", checkClaimLifecycle},
+	{"ClaimDeadWorkers", checkClaimDeadWorkers},
+	{"ClaimRace", checkClaimRace},
 }
 
 // reporter is the part of *testing.T the checks use. The suite's own tests

@@ -17,12 +17,15 @@ type mapDriver struct {
 	clock  backend.Clock
 	mu     sync.RWMutex
 	recs   map[string]memory.Record
+	dims   int
 	closed bool
 }
 
 var (
-	_ backend.Driver  = (*mapDriver)(nil)
-	_ backend.Sweeper = (*mapDriver)(nil)
+	_ backend.Driver         = (*mapDriver)(nil)
+	_ backend.Sweeper        = (*mapDriver)(nil)
+	_ backend.Swapper        = (*mapDriver)(nil)
+	_ backend.VectorSearcher = (*mapDriver)(nil)
 )
 
 func newMapDriver(clock backend.Clock) *mapDriver {
@@ -33,6 +36,7 @@ func clone(r memory.Record) memory.Record {
 	if r.Metadata != nil {
 		r.Metadata = maps.Clone(r.Metadata)
 	}
+	r.Vector = slices.Clone(r.Vector)
 	return r
 }
 
@@ -48,15 +52,85 @@ func (d *mapDriver) Put(ctx context.Context, recs []memory.Record) error {
 	if d.closed {
 		return memory.Errorf(memory.ErrClosed, "driver closed")
 	}
+	dims, err := backend.BatchDims(recs, d.dims)
+	if err != nil {
+		return err
+	}
 	for _, r := range recs {
 		if old, ok := d.recs[r.ID]; ok && old.Identity != r.Identity {
 			return memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", r.ID)
 		}
 	}
+	d.dims = dims
 	for _, r := range recs {
-		d.recs[r.ID] = clone(r)
+		d.store(r)
 	}
 	return nil
+}
+
+// store puts r at the stored version plus one. The caller holds d.mu.
+func (d *mapDriver) store(r memory.Record) int64 {
+	r = clone(r)
+	r.Version = d.recs[r.ID].Version + 1
+	d.recs[r.ID] = r
+	return r.Version
+}
+
+func (d *mapDriver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckSwap(rec, expect); err != nil {
+		return 0, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return 0, memory.Errorf(memory.ErrClosed, "driver closed")
+	}
+	dims, err := backend.BatchDims([]memory.Record{rec}, d.dims)
+	if err != nil {
+		return 0, err
+	}
+	old, ok := d.recs[rec.ID]
+	if ok && old.Identity != rec.Identity {
+		return 0, memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", rec.ID)
+	}
+	var current int64
+	if ok && !old.Expired(d.clock.Now()) {
+		current = old.Version
+	}
+	if current != expect {
+		return 0, backend.VersionConflict(rec.ID, expect, current)
+	}
+	d.dims = dims
+	return d.store(rec), nil
+}
+
+// Search is brute force, in float64, as the suite's reference is.
+func (d *mapDriver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckSearch(q, vec, k); err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
+	}
+	if d.dims == 0 {
+		return nil, nil
+	}
+	if len(vec) != d.dims {
+		return nil, backend.DimensionMismatch(len(vec), d.dims)
+	}
+	all := make([]memory.Record, 0, len(d.recs))
+	for _, r := range d.recs {
+		all = append(all, clone(r))
+	}
+	return bruteForce(all, q, vec, k, d.clock.Now()), nil
 }
 
 func (d *mapDriver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {

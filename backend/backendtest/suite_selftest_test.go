@@ -19,8 +19,10 @@ import (
 // pass.
 func TestRunMapDriver(t *testing.T) {
 	Run(t, Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver { return newMapDriver(clock) },
-		Sweeper:   true,
+		NewDriver:    func(t *testing.T, clock backend.Clock) backend.Driver { return newMapDriver(clock) },
+		Sweeper:      true,
+		Swapper:      true,
+		VectorSearch: ExactVectorSearch,
 	})
 }
 
@@ -131,7 +133,21 @@ type faulty struct {
 	alias       bool // List returns the stored metadata maps
 	truncate    time.Duration
 	unscoped    bool // no CheckQuery
+	noVersions  bool // Put leaves every record at version 1
+	blindSwap   bool // Swap stores whatever the stored version
+	searchFault searchFault
 }
+
+// searchFault is a way of getting vector search wrong.
+type searchFault int
+
+const (
+	searchRight        searchFault = iota
+	searchPostFilter               // filter a store-wide top k
+	searchIgnoreExpiry             // return expired records
+	searchTiesByID                 // break score ties by ascending id
+	searchNoScope                  // search the whole tenant
+)
 
 func exactMatch(f memory.Filter, w memory.Identity) bool {
 	for _, fl := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
@@ -204,6 +220,11 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 		}
 		failed = err
 	}
+	dims, err := backend.BatchDims(recs, d.dims)
+	if err != nil {
+		return err
+	}
+	d.dims = dims
 	if !d.noConflict {
 		for _, r := range recs {
 			if old, ok := d.recs[r.ID]; ok && old.Identity != r.Identity {
@@ -218,7 +239,10 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 		if d.truncate > 0 {
 			r.Created = r.Created.Truncate(d.truncate)
 		}
-		d.recs[r.ID] = clone(r)
+		if d.noVersions {
+			delete(d.recs, r.ID)
+		}
+		d.store(r)
 	}
 	return failed
 }
@@ -276,6 +300,67 @@ func (d *faulty) Delete(ctx context.Context, q backend.Query) (int64, error) {
 	return n, nil
 }
 
+func (d *faulty) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
+	if !d.blindSwap {
+		return d.mapDriver.Swap(ctx, rec, expect)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err := d.check(ctx, nil); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckSwap(rec, expect); err != nil {
+		return 0, err
+	}
+	return d.store(rec), nil
+}
+
+func (d *faulty) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if err := d.check(ctx, &q); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckSearch(q, vec, k); err != nil {
+		return nil, err
+	}
+	if d.dims != 0 && len(vec) != d.dims {
+		return nil, backend.DimensionMismatch(len(vec), d.dims)
+	}
+	now := d.clock.Now()
+	var all []memory.Record
+	for _, r := range d.recs {
+		all = append(all, clone(r))
+	}
+	switch d.searchFault {
+	case searchPostFilter:
+		var out []backend.Match
+		for _, m := range bruteForce(all, tenantQuery(q.Filter.Identity.Tenant), vec, k, now) {
+			if q.Matches(m.Record) {
+				out = append(out, m)
+			}
+		}
+		return out, nil
+	case searchIgnoreExpiry:
+		return bruteForce(all, q, vec, k, time.Time{}), nil
+	case searchTiesByID:
+		out := bruteForce(all, q, vec, k, now)
+		slices.SortStableFunc(out, func(a, b backend.Match) int {
+			if a.Score != b.Score {
+				if a.Score > b.Score {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(a.Record.ID, b.Record.ID)
+		})
+		return out, nil
+	case searchNoScope:
+		return bruteForce(all, tenantQuery(q.Filter.Identity.Tenant), vec, k, now), nil
+	}
+	return bruteForce(all, q, vec, k, now), nil
+}
+
 func (d *faulty) Close() error {
 	if !d.noClose {
 		return d.mapDriver.Close()
@@ -327,6 +412,12 @@ func TestChecksCatchFaults(t *testing.T) {
 		{name: "accepts unscoped queries", fault: faulty{unscoped: true}, checks: []string{"BadQueries"}},
 		{name: "never expires", clock: frozen, checks: []string{"Expiry", "Sweep"}},
 		{name: "hides its Sweeper", sweep: new(bool), checks: []string{"Sweep"}},
+		{name: "keeps no versions", fault: faulty{noVersions: true}, checks: []string{"Versions", "Swap"}},
+		{name: "swaps without comparing versions", fault: faulty{blindSwap: true}, checks: []string{"Swap", "SwapRace"}},
+		{name: "filters a store-wide top k", fault: faulty{searchFault: searchPostFilter}, checks: []string{"VectorSearch", "VectorSearchIsolation"}},
+		{name: "searches expired records", fault: faulty{searchFault: searchIgnoreExpiry}, checks: []string{"VectorSearch", "VectorSearchIsolation"}},
+		{name: "breaks score ties by ascending id", fault: faulty{searchFault: searchTiesByID}, checks: []string{"VectorSearchIsolation"}},
+		{name: "searches the whole tenant", fault: faulty{searchFault: searchNoScope}, checks: []string{"VectorSearch", "VectorSearchIsolation"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -340,7 +431,9 @@ func TestChecksCatchFaults(t *testing.T) {
 					f.mapDriver = newMapDriver(clock)
 					return &f
 				},
-				Sweeper: true,
+				Sweeper:      true,
+				Swapper:      true,
+				VectorSearch: ExactVectorSearch,
 			}
 			if c.sweep != nil {
 				cfg.Sweeper = *c.sweep

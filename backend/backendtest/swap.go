@@ -171,15 +171,26 @@ func checkSwap(r reporter, e *env) {
 	wantErr(r, "Swap after Close", err, memory.ErrClosed)
 }
 
-// checkSwapRace races writers on one record: for every version exactly
-// one of the racing Swaps wins and the others get ErrConflict; and a
-// counter incremented by read-modify-swap loops ends exactly at the
+// checkSwapRace races writers on one record, half of them through a
+// replica when the driver has replicas (Config.Replica): for every version
+// exactly one of the racing Swaps wins and the others get ErrConflict; and
+// a counter incremented by read-modify-swap loops ends exactly at the
 // number of increments, with its version one more than that.
 func checkSwapRace(r reporter, e *env) {
 	d, _ := e.open(r)
 	sw, ok := swapper(r, e, d)
 	if !ok {
 		return
+	}
+	drivers, swappers := []backend.Driver{d}, []backend.Swapper{sw}
+	if e.cfg.Replica != nil {
+		rd := e.cfg.Replica(e.t, d)
+		e.t.Cleanup(func() { _ = rd.Close() })
+		rsw, ok := rd.(backend.Swapper)
+		if !ok {
+			r.Fatalf("the replica (%T) does not implement backend.Swapper", rd)
+		}
+		drivers, swappers = append(drivers, rd), append(swappers, rsw)
 	}
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "swap-race", User: "u"}
@@ -206,7 +217,7 @@ func checkSwapRace(r reporter, e *env) {
 			go func() {
 				defer wg.Done()
 				<-start
-				_, err := sw.Swap(ctx, counter(1000*round+w), expect)
+				_, err := swappers[w%len(swappers)].Swap(ctx, counter(1000*round+w), expect)
 				mu.Lock()
 				defer mu.Unlock()
 				switch {
@@ -233,12 +244,12 @@ func checkSwapRace(r reporter, e *env) {
 	mustNoErr(r, "reset the counter", func() error { _, err := sw.Swap(ctx, counter(0), base.Version); return err }())
 	var wg sync.WaitGroup
 	errs := make(chan error, goroutines)
-	for range goroutines {
+	for g := range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range each {
-				if err := increment(ctx, d, sw, id.Tenant, counter); err != nil {
+				if err := increment(ctx, drivers[g%len(drivers)], swappers[g%len(swappers)], id.Tenant, counter); err != nil {
 					errs <- err
 					return
 				}

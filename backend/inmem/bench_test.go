@@ -39,3 +39,34 @@ var benchConfig = backendtest.BenchConfig{
 func BenchmarkAppend(b *testing.B)   { backendtest.BenchmarkAppend(b, benchConfig) }
 func BenchmarkIngest(b *testing.B)   { backendtest.BenchmarkIngest(b, benchConfig) }
 func BenchmarkNewest50(b *testing.B) { backendtest.BenchmarkNewest50(b, benchConfig) }
+
+// vectorSets holds the vector data sets, built once per shape per process.
+var vectorSets struct {
+	mu sync.Mutex
+	d  map[[2]int]*inmem.Driver
+}
+
+var vectorBench = backendtest.VectorBenchConfig{
+	Filled: func(b *testing.B, scopes, perScope int) backend.Driver {
+		vectorSets.mu.Lock()
+		defer vectorSets.mu.Unlock()
+		shape := [2]int{scopes, perScope}
+		if d := vectorSets.d[shape]; d != nil {
+			return d
+		}
+		d := inmem.New(inmem.Options{})
+		if err := backendtest.FillVectors(context.Background(), d, scopes, perScope); err != nil {
+			b.Fatal(err)
+		}
+		if vectorSets.d == nil {
+			vectorSets.d = map[[2]int]*inmem.Driver{}
+		}
+		vectorSets.d[shape] = d
+		return d
+	},
+}
+
+func BenchmarkSearch100k(b *testing.B) { backendtest.BenchmarkSearch100k(b, vectorBench) }
+func BenchmarkSearchOneScopeOf1000(b *testing.B) {
+	backendtest.BenchmarkSearchOneScopeOf1000(b, vectorBench)
+}

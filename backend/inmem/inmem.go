@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/vecindex"
 )
 
 // Options configure a Driver. The zero value is the documented default.
@@ -38,6 +39,8 @@ type Driver struct {
 	last   *writer        // the writer of the last record put, a cache
 	first  map[string]int // scratch for Put: first index of each id in a batch
 	dims   int            // the dimension of stored vectors; 0 until the first
+	vecs   vectorRefs     // the entries with vectors, by vecindex.Ref
+	work   workState      // the work queues; see claim.go
 }
 
 var (
@@ -60,7 +63,8 @@ type entry struct {
 	expires  int64 // unix nanoseconds; 0 means never
 	tokens   int
 	version  int64
-	vector   []float32 // a copy of the record's; nil when none
+	vector   []float32    // a copy of the record's; nil when none
+	ref      vecindex.Ref // the row of vector in writer.vectors
 	writer   *writer
 	sameHash *entry // the next entry whose id hashes alike; see idIndex
 	dead     bool
@@ -107,8 +111,9 @@ func (e *entry) matchesRest(q *backend.Query) bool {
 // identity strings are stored once, their posting lists are found once,
 // and a read checks the filter once per writer rather than per record.
 type writer struct {
-	id    memory.Identity
-	lists []*postings // the tenant's list, then one per set indexed field
+	id      memory.Identity
+	lists   []*postings   // the tenant's list, then one per set indexed field
+	vectors *vecindex.Set // the vectors of the writer's records; nil before the first
 }
 
 // indexKey names one posting list: the records whose field equals value
@@ -124,6 +129,9 @@ type indexKey struct {
 type postings struct {
 	list []*entry
 	dead int
+	// writers are the writers whose records the list holds, for searches
+	// that go writer by writer.
+	writers []*writer
 	// tail is the List-order key of the newest entry ever inserted, so the
 	// common insert — a record newer than all others — is an append
 	// without touching any entry.
@@ -159,6 +167,7 @@ func (d *Driver) writerOf(id memory.Identity) *writer {
 			d.index[k] = p
 		}
 		w.lists = append(w.lists, p)
+		p.writers = append(p.writers, w)
 	}
 	d.idents[id] = w
 	return w
@@ -228,6 +237,9 @@ func (d *Driver) store(r memory.Record, old *entry) int64 {
 		d.last = w
 	}
 	e := newEntry(r, w, version)
+	if e.vector != nil {
+		d.vecs.add(e)
+	}
 	d.byID.add(e)
 	for _, p := range w.lists {
 		p.insert(e)
@@ -297,6 +309,9 @@ func newer(a, b *entry) bool {
 func (d *Driver) remove(e *entry) {
 	e.dead = true
 	d.byID.remove(e)
+	if e.vector != nil {
+		d.vecs.remove(e)
+	}
 	for _, p := range e.writer.lists {
 		p.dead++
 		if p.dead*2 > len(p.list) {
@@ -455,6 +470,11 @@ func (d *Driver) Close() error {
 	d.closed = true
 	d.byID = idIndex{}
 	d.index = nil
+	d.idents = nil
+	d.vecs = vectorRefs{}
+	d.work.mu.Lock()
+	d.work.queues = nil
+	d.work.mu.Unlock()
 	return nil
 }
 

@@ -13,7 +13,9 @@ func TestConformance(t *testing.T) {
 		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
 			return inmem.New(inmem.Options{Clock: clock})
 		},
-		Sweeper: true,
-		Swapper: true,
+		Sweeper:      true,
+		Swapper:      true,
+		VectorSearch: backendtest.ExactVectorSearch,
+		Claimer:      true, // one process: no replicas, Replica stays nil
 	})
 }

@@ -1,7 +1,11 @@
 // Package postgres is a storage driver over a PostgreSQL server, read and
 // written through github.com/lib/pq and github.com/jmoiron/sqlx. It
-// implements backend.Driver and backend.Sweeper, and suits deployments
-// where several replicas of a program share one store.
+// implements backend.Driver, backend.Sweeper, backend.Swapper
+// (compare-and-swap under a row lock), backend.VectorSearcher (an HNSW
+// index when the pgvector extension is installed, exact search without it)
+// and backend.Claimer (a work queue claimed with FOR UPDATE SKIP LOCKED),
+// and suits deployments where several replicas of a program share one
+// store.
 //
 // # Concurrency
 //
@@ -89,8 +93,8 @@ type Options struct {
 	MaxConns int
 }
 
-// Driver is a backend.Driver and backend.Sweeper over one PostgreSQL
-// database. It is safe for concurrent use.
+// Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
+// over one PostgreSQL database. It is safe for concurrent use.
 type Driver struct {
 	db    *sqlx.DB
 	own   bool // Close closes db

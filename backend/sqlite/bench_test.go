@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
 )
@@ -28,7 +30,67 @@ func TestMain(m *testing.M) {
 	if bench1M.dir != "" {
 		_ = os.RemoveAll(bench1M.dir)
 	}
+	vectorFiles.mu.Lock()
+	for _, d := range vectorFiles.d {
+		_ = d.Close()
+	}
+	if vectorFiles.dir != "" {
+		_ = os.RemoveAll(vectorFiles.dir)
+	}
+	vectorFiles.mu.Unlock()
 	os.Exit(code)
+}
+
+// vectorFiles holds the vector data sets, one file per shape, built once
+// per process and kept open with their search caches loaded; TestMain
+// closes and removes them.
+var vectorFiles struct {
+	mu  sync.Mutex
+	dir string
+	d   map[[2]int]*Driver
+}
+
+var vectorBench = backendtest.VectorBenchConfig{
+	Filled: func(b *testing.B, scopes, perScope int) backend.Driver {
+		vectorFiles.mu.Lock()
+		defer vectorFiles.mu.Unlock()
+		shape := [2]int{scopes, perScope}
+		if d := vectorFiles.d[shape]; d != nil {
+			return d
+		}
+		if vectorFiles.dir == "" {
+			dir, err := os.MkdirTemp("", "agentmem-sqlite-vectors-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			vectorFiles.dir = dir
+			vectorFiles.d = map[[2]int]*Driver{}
+		}
+		start := time.Now()
+		d, err := Open(filepath.Join(vectorFiles.dir, fmt.Sprintf("vectors-%dx%d.db", scopes, perScope)), Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := backendtest.FillVectors(context.Background(), d, scopes, perScope); err != nil {
+			b.Fatal(err)
+		}
+		filled := time.Since(start)
+		// The first search loads the vectors into memory; do it before
+		// timing.
+		start = time.Now()
+		q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
+		if _, err := d.Search(context.Background(), q, backendtest.BenchVectorRecord(0, 0).Vector, 1); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("%d x %d vectors: writing took %s, loading them for search %s", scopes, perScope, filled, time.Since(start))
+		vectorFiles.d[shape] = d
+		return d
+	},
+}
+
+func BenchmarkSearch100k(b *testing.B) { backendtest.BenchmarkSearch100k(b, vectorBench) }
+func BenchmarkSearchOneScopeOf1000(b *testing.B) {
+	backendtest.BenchmarkSearchOneScopeOf1000(b, vectorBench)
 }
 
 // millionFile returns the path of the 1M-record file, building it with

@@ -172,16 +172,20 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	return d.write(ctx, func(conn *sqlx.Conn) error {
+	var vw vectorWrite
+	defer vw.done(&d.vc)
+	err := d.write(ctx, func(conn *sqlx.Conn) error {
 		// Statements run without a cancellable context, which would cost
 		// a goroutine per statement in go-sqlite3; cancellation is checked
 		// between statements instead.
 		bg := context.WithoutCancel(ctx)
-		if hasVectors(recs) {
+		vectors := hasVectors(recs)
+		if vectors {
 			if err := d.checkDims(bg, conn, recs); err != nil {
 				return err
 			}
 		}
+		replaced := false
 		flat := make([]any, 0, maxChunk*columns)
 		for i := 0; i < len(recs); {
 			if err := ctx.Err(); err != nil {
@@ -200,6 +204,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			if duplicateID(err) {
 				// The failed statement changed nothing; the transaction
 				// goes on.
+				replaced = true
 				res, err = conn.ExecContext(bg, upserts[k], flat...)
 			}
 			if err != nil {
@@ -214,8 +219,17 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			}
 			i += n
 		}
+		// New records without vectors leave the vectors as they were;
+		// anything else may change them.
+		if vectors || replaced {
+			return vw.begin(bg, &d.vc, conn, changesOf(recs))
+		}
 		return nil
 	})
+	if err == nil {
+		vw.commit(&d.vc)
+	}
+	return err
 }
 
 // duplicateID reports whether err is the primary-key violation of a plain
@@ -338,19 +352,64 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	return d.delete(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?", []any{now}, "sqlite: sweep expired records")
 }
 
+// delete runs the DELETE statement query. In a store that holds vectors
+// it returns the deleted ids, so that the vectors among them leave the
+// search cache.
 func (d *Driver) delete(ctx context.Context, query string, args []any, what string) (int64, error) {
-	var n int64
+	var (
+		n  int64
+		vw vectorWrite
+	)
+	defer vw.done(&d.vc)
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
-		res, err := conn.ExecContext(ctx, query, args...)
+		dims := d.dims.Load()
+		if dims == 0 {
+			stored, err := storedDims(ctx, conn)
+			if err != nil {
+				return fail(ctx, err, what)
+			}
+			dims = int64(stored)
+		}
+		if dims == 0 {
+			res, err := conn.ExecContext(ctx, query, args...)
+			if err != nil {
+				return fail(ctx, err, what)
+			}
+			n, err = res.RowsAffected()
+			return fail(ctx, err, what)
+		}
+		rows, err := conn.QueryContext(ctx, query+" RETURNING id, vector IS NOT NULL", args...)
 		if err != nil {
 			return fail(ctx, err, what)
 		}
-		n, err = res.RowsAffected()
-		return fail(ctx, err, what)
+		var changes []vectorChange
+		for rows.Next() {
+			var id string
+			var vector bool
+			if err := rows.Scan(&id, &vector); err != nil {
+				rows.Close()
+				return fail(ctx, err, what)
+			}
+			n++
+			if vector {
+				changes = append(changes, vectorChange{id: id, removed: true})
+			}
+		}
+		if err := rows.Close(); err != nil {
+			return fail(ctx, err, what)
+		}
+		if err := rows.Err(); err != nil {
+			return fail(ctx, err, what)
+		}
+		if len(changes) > 0 {
+			return vw.begin(context.WithoutCancel(ctx), &d.vc, conn, changes)
+		}
+		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	vw.commit(&d.vc)
 	return n, nil
 }
 

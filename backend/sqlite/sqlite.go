@@ -1,7 +1,11 @@
 // Package sqlite is the embedded default storage driver: every record lives
 // in one SQLite file, read and written through github.com/mattn/go-sqlite3
 // and github.com/jmoiron/sqlx. It needs no service and no set-up beyond a
-// path, and it implements backend.Driver and backend.Sweeper.
+// path. It implements backend.Driver, backend.Sweeper, backend.Swapper
+// (compare-and-swap on record versions), backend.VectorSearcher (exact
+// k-nearest search over an in-memory copy of the vectors; see Search) and
+// backend.Claimer (a work queue with leases, shared safely by every
+// process that opens the file).
 //
 // # Concurrency
 //
@@ -31,8 +35,8 @@
 // The driver creates its tables on first use and records their version in
 // the memory_schema table. Newer versions of the driver migrate older files
 // forward inside one immediate transaction; a file written by a newer driver
-// than this one is refused with memory.ErrUnimplemented. The schema is one
-// table, memory_records, with four identity indexes (session, user, squad,
+// than this one is refused with memory.ErrUnimplemented. Records live in
+// one table, memory_records, with four identity indexes (session, user, squad,
 // agent; each led by tenant and followed by created, so the newest N
 // records of a scope are read off the index newest first, and only records
 // with equal creation times are sorted, by id, among themselves; the squad
@@ -42,7 +46,10 @@
 // index costs ingest throughput, so there are no more than the read levels
 // need; a store-level query, which matches on tenant alone, reads the
 // whole table. Times are stored as unix nanoseconds, metadata as a JSON
-// object.
+// object, vectors as little-endian float32 blobs. Beside it, memory_work
+// holds the work queue and memory_settings the store's vector dimension
+// and the count of vector changes that tells every process's search cache
+// when it is out of date.
 //
 // # Errors
 //
@@ -136,7 +143,8 @@ type Options struct {
 	SyncFull bool
 }
 
-// Driver is a backend.Driver and backend.Sweeper over one SQLite database.
+// Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
+// over one SQLite database.
 // It is safe for concurrent use.
 type Driver struct {
 	w, r  *sqlx.DB      // writer (one connection when opened by Open) and readers
@@ -149,6 +157,7 @@ type Driver struct {
 	mu     sync.RWMutex // held shared by every call, exclusively by Close
 	closed bool
 	dims   atomic.Int64 // the store's vector dimension once read; 0 before
+	vc     vectorCache  // the vectors, for Search
 }
 
 var (
@@ -344,6 +353,9 @@ func (d *Driver) Close() error {
 		return nil
 	}
 	d.closed = true
+	d.vc.mu.Lock()
+	d.vc.reset()
+	d.vc.mu.Unlock()
 	if !d.own {
 		return nil
 	}

@@ -34,7 +34,11 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		return 0, err
 	}
 	defer d.mu.RUnlock()
-	var version int64
+	var (
+		version int64
+		vw      vectorWrite
+	)
+	defer vw.done(&d.vc)
 	err = d.write(ctx, func(conn *sqlx.Conn) error {
 		bg := context.WithoutCancel(ctx)
 		var stored struct {
@@ -73,10 +77,14 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		if found {
 			version = stored.Version + 1
 		}
+		if rec.Vector != nil || found {
+			return vw.begin(bg, &d.vc, conn, changesOf([]memory.Record{rec}))
+		}
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	vw.commit(&d.vc)
 	return version, nil
 }

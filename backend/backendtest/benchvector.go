@@ -1,0 +1,124 @@
+package backendtest
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// The vector benchmark data sets: scopes sessions of perScope records
+// each, every record carrying a random vector of BenchVectorDims values.
+const (
+	// BenchVectorDims is the dimension of the benchmark vectors, that of
+	// common small sentence-embedding models.
+	BenchVectorDims = 384
+	// BenchVectorK is how many neighbours each benchmark search asks for.
+	BenchVectorK = 10
+)
+
+// BenchVectorIdentity is the writer of scope s of the vector data sets.
+func BenchVectorIdentity(s int) memory.Identity {
+	return memory.Identity{Tenant: "tenant-vec", User: fmt.Sprintf("user-%04d", s), Session: fmt.Sprintf("scope-%04d", s)}
+}
+
+// benchVector returns a deterministic random vector for seed.
+func benchVector(seed uint64) []float32 {
+	rnd := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	v := make([]float32, BenchVectorDims)
+	for i := range v {
+		v[i] = float32(rnd.NormFloat64())
+	}
+	return v
+}
+
+// BenchVectorRecord is record i of scope s: a short fact with its vector.
+func BenchVectorRecord(s, i int) memory.Record {
+	id := BenchVectorIdentity(s)
+	created := BenchBase.Add(time.Duration(i) * time.Millisecond)
+	return memory.Record{
+		ID: fmt.Sprintf("v-%04d-%07d", s, i), Kind: memory.KindFact, Identity: id,
+		Content: "a remembered fact", Created: created, Tokens: 4,
+		Vector: benchVector(uint64(s)<<32 | uint64(i)),
+	}
+}
+
+// FillVectors writes scopes x perScope vector records into d, scope by
+// scope, in batches of at most 2,000 records.
+func FillVectors(ctx context.Context, d backend.Driver, scopes, perScope int) error {
+	batch := make([]memory.Record, 0, 2000)
+	for s := range scopes {
+		for i := range perScope {
+			batch = append(batch, BenchVectorRecord(s, i))
+			if len(batch) == cap(batch) {
+				if err := d.Put(ctx, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+	}
+	if len(batch) > 0 {
+		return d.Put(ctx, batch)
+	}
+	return nil
+}
+
+// VectorBenchConfig describes the driver a vector benchmark measures.
+type VectorBenchConfig struct {
+	// Filled returns a driver that implements backend.VectorSearcher and
+	// holds FillVectors(scopes, perScope); it may reuse a data set built
+	// earlier in the process. The benchmark does not close it.
+	Filled func(b *testing.B, scopes, perScope int) backend.Driver
+}
+
+// BenchmarkSearch100k measures exact or approximate k-nearest search
+// (k = BenchVectorK) over 100,000 vectors of BenchVectorDims dimensions in
+// one scope, and reports the median.
+func BenchmarkSearch100k(b *testing.B, c VectorBenchConfig) {
+	benchmarkSearch(b, c, 1, 100_000)
+}
+
+// BenchmarkSearchOneScopeOf1000 measures a search restricted to one scope
+// of 1,000 vectors among 1,000 such scopes, visiting the scopes in turn,
+// and reports the median.
+func BenchmarkSearchOneScopeOf1000(b *testing.B, c VectorBenchConfig) {
+	benchmarkSearch(b, c, 1000, 1000)
+}
+
+func benchmarkSearch(b *testing.B, c VectorBenchConfig, scopes, perScope int) {
+	d := c.Filled(b, scopes, perScope)
+	vs, ok := d.(backend.VectorSearcher)
+	if !ok {
+		b.Fatalf("%T does not implement backend.VectorSearcher", d)
+	}
+	ctx := context.Background()
+	queries := make([][]float32, 64)
+	for i := range queries {
+		queries[i] = benchVector(1<<63 | uint64(i))
+	}
+	runtime.GC()
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := (i * 7919) % scopes
+		id := BenchVectorIdentity(s)
+		q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id.Only(memory.FieldTenant | memory.FieldSession)}}
+		t0 := time.Now()
+		ms, err := vs.Search(ctx, q, queries[i%len(queries)], BenchVectorK)
+		ds = append(ds, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ms) != BenchVectorK {
+			b.Fatalf("got %d matches, want %d", len(ms), BenchVectorK)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(medianNs(ds), "median-ns/op")
+}

@@ -1,0 +1,286 @@
+package inmem
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+var _ backend.Claimer = (*Driver)(nil)
+
+// workState is the driver's work queues. They share nothing with the
+// records but the driver's clock and closed state, so they have a mutex
+// of their own, taken while the driver's read lock is held, never the
+// other way round: claims do not wait for record writes.
+type workState struct {
+	mu     sync.Mutex
+	queues map[string]*workQueue
+}
+
+// workQueue is one named queue.
+type workQueue struct {
+	byID map[string]*workItem
+	// order holds the items oldest first (created, then id); completed
+	// items stay marked done until they are the majority, when order is
+	// compacted, or lead it, when they are dropped from its front.
+	order []*workItem
+	done  int
+}
+
+// workItem is one pending or claimed item.
+type workItem struct {
+	work     backend.Work
+	created  int64  // unix nanoseconds
+	until    int64  // lease expiry in unix nanoseconds; meaningless while token is ""
+	token    string // the current claim's token; "" while pending
+	attempts int
+	done     bool
+}
+
+// lease returns the item's current claim.
+func (it *workItem) lease() backend.Lease {
+	return backend.Lease{Work: it.work, Token: it.token, Expires: time.Unix(0, it.until).UTC(), Attempt: it.attempts}
+}
+
+// claimable reports whether the item may be claimed at now: it is pending
+// or its lease has lapsed.
+func (it *workItem) claimable(now int64) bool { return it.token == "" || it.until <= now }
+
+// before orders items oldest first: by created, then by id.
+func (it *workItem) before(o *workItem) int {
+	if c := cmp.Compare(it.created, o.created); c != 0 {
+		return c
+	}
+	return cmp.Compare(it.work.ID, o.work.ID)
+}
+
+// queues runs fn on the driver's work queues while holding their lock and
+// the driver's read lock, or fails with memory.ErrClosed after Close.
+func (d *Driver) queues(fn func(s *workState) error) error {
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
+	}
+	s := &d.work
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.queues == nil {
+		s.queues = map[string]*workQueue{}
+	}
+	return fn(s)
+}
+
+// Enqueue adds items, all or nothing, and reports how many were new; see
+// backend.Claimer. An id already pending or claimed in its queue, or
+// repeated within the batch, is left as it first was.
+func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckEnqueue(items); err != nil {
+		return 0, err
+	}
+	added := 0
+	err := d.queues(func(s *workState) error {
+		fresh := map[*workQueue][]*workItem{}
+		for _, w := range items {
+			q := s.queues[w.Queue]
+			if q == nil {
+				q = &workQueue{byID: map[string]*workItem{}}
+				s.queues[w.Queue] = q
+			}
+			if q.byID[w.ID] != nil {
+				continue
+			}
+			w.Created = w.Created.UTC().Round(0)
+			it := &workItem{work: w, created: w.Created.UnixNano()}
+			q.byID[w.ID] = it
+			fresh[q] = append(fresh[q], it)
+			added++
+		}
+		for q, its := range fresh {
+			q.add(its)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return added, nil
+}
+
+// add puts new items into the queue's order.
+func (q *workQueue) add(its []*workItem) {
+	sorted := len(q.order) == 0 || q.order[len(q.order)-1].before(its[0]) < 0
+	for i := 1; sorted && i < len(its); i++ {
+		sorted = its[i-1].before(its[i]) < 0
+	}
+	q.order = append(q.order, its...)
+	if !sorted {
+		slices.SortFunc(q.order, (*workItem).before)
+	}
+}
+
+// remove marks a completed item done and keeps the order compact.
+func (s *workState) remove(queue string, q *workQueue, it *workItem) {
+	it.done = true
+	delete(q.byID, it.work.ID)
+	q.done++
+	if len(q.byID) == 0 {
+		delete(s.queues, queue)
+		return
+	}
+	lead := 0
+	for lead < len(q.order) && q.order[lead].done {
+		lead++
+	}
+	if lead > 0 {
+		clear(q.order[:lead])
+		q.order = q.order[lead:]
+		q.done -= lead
+	}
+	if q.done*2 > len(q.order) {
+		q.order = slices.DeleteFunc(q.order, func(it *workItem) bool { return it.done })
+		q.done = 0
+	}
+}
+
+// Claim leases up to n claimable items of queue, oldest first; see
+// backend.Claimer.
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckClaim(queue, n, lease); err != nil {
+		return nil, err
+	}
+	var out []backend.Lease
+	err := d.queues(func(s *workState) error {
+		now, until, err := leaseEnd(d.clock, lease)
+		if err != nil {
+			return err
+		}
+		q := s.queues[queue]
+		if q == nil {
+			return nil
+		}
+		for _, it := range q.order {
+			if len(out) == n {
+				break
+			}
+			if it.done || !it.claimable(now) {
+				continue
+			}
+			it.token, it.until = newToken(), until
+			it.attempts++
+			out = append(out, it.lease())
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Renew extends a current claim; see backend.Claimer.
+func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return backend.Lease{}, err
+	}
+	if err := backend.CheckRenew(l, lease); err != nil {
+		return backend.Lease{}, err
+	}
+	var out backend.Lease
+	err := d.queues(func(s *workState) error {
+		_, until, err := leaseEnd(d.clock, lease)
+		if err != nil {
+			return err
+		}
+		_, it, err := s.current(l)
+		if err != nil {
+			return err
+		}
+		it.until = until
+		out = it.lease()
+		return nil
+	})
+	return out, err
+}
+
+// Complete removes the item of a current claim; see backend.Claimer.
+func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckLease(l); err != nil {
+		return err
+	}
+	return d.queues(func(s *workState) error {
+		q, it, err := s.current(l)
+		if err == nil {
+			s.remove(l.Queue, q, it)
+		}
+		return err
+	})
+}
+
+// Release makes the item of a current claim claimable at once; see
+// backend.Claimer.
+func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckLease(l); err != nil {
+		return err
+	}
+	return d.queues(func(s *workState) error {
+		_, it, err := s.current(l)
+		if err == nil {
+			it.token, it.until = "", 0
+		}
+		return err
+	})
+}
+
+// current returns the item l claims, or memory.ErrConflict when l is not
+// its current claim.
+func (s *workState) current(l backend.Lease) (*workQueue, *workItem, error) {
+	if q := s.queues[l.Queue]; q != nil {
+		if it := q.byID[l.ID]; it != nil && it.token == l.Token {
+			return q, it, nil
+		}
+	}
+	return nil, nil, staleLease(l)
+}
+
+// staleLease is the error of a lease that is no longer its item's claim.
+func staleLease(l backend.Lease) error {
+	return memory.Errorf(memory.ErrConflict, "work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
+}
+
+// leaseEnd reads the clock and returns now and the end of a lease taken
+// now, both in unix nanoseconds.
+func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
+	now, err = clock.Nanos()
+	if err != nil {
+		return 0, 0, err
+	}
+	if now > math.MaxInt64-int64(lease) {
+		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
+	}
+	return now, now + int64(lease), nil
+}
+
+// newToken returns a fresh claim token: 128 random bits in hex.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}

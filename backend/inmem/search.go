@@ -1,0 +1,134 @@
+package inmem
+
+import (
+	"context"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/vecindex"
+)
+
+var _ backend.VectorSearcher = (*Driver)(nil)
+
+// vectorRefs maps the vecindex.Refs of stored vectors to their entries:
+// a Ref is an index into entries, and the Refs of removed vectors are
+// reused. Each writer keeps its records' vectors in a vecindex.Set of its
+// own, so a search reads only the vectors of the writers its filter
+// matches.
+type vectorRefs struct {
+	entries []*entry
+	free    []vecindex.Ref
+}
+
+// add gives e a Ref and puts its vector in its writer's Set. The caller
+// holds d.mu for writing and has checked the vector's dimension.
+func (v *vectorRefs) add(e *entry) {
+	var ref vecindex.Ref
+	if n := len(v.free); n > 0 {
+		ref = v.free[n-1]
+		v.free = v.free[:n-1]
+		v.entries[ref] = e
+	} else {
+		ref = vecindex.Ref(len(v.entries))
+		v.entries = append(v.entries, e)
+	}
+	e.ref = ref
+	w := e.writer
+	if w.vectors == nil {
+		w.vectors = vecindex.NewSet(len(e.vector))
+	}
+	w.vectors.Add(ref, e.vector)
+}
+
+// remove takes e's vector out of its writer's Set and frees its Ref.
+func (v *vectorRefs) remove(e *entry) {
+	e.writer.vectors.Remove(e.ref)
+	v.entries[e.ref] = nil
+	v.free = append(v.free, e.ref)
+}
+
+// Search returns the k live records matching q nearest to vec by cosine
+// similarity; see backend.VectorSearcher. The search is exact: it scores
+// every vector of the writers q's filter matches, and applies kinds, key,
+// ids and expiry to each candidate inside the search.
+func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckSearch(q, vec, k); err != nil {
+		return nil, err
+	}
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
+	}
+	if d.dims == 0 {
+		return nil, nil
+	}
+	if len(vec) != d.dims {
+		return nil, backend.DimensionMismatch(len(vec), d.dims)
+	}
+	sets := d.vectorSets(q)
+	if len(sets) == 0 {
+		return nil, nil
+	}
+	entries := d.vecs.entries
+	rest := q
+	accept := func(ref vecindex.Ref) bool {
+		e := entries[ref]
+		return !e.expired(now) && e.matchesRest(&rest)
+	}
+	tie := func(a, b vecindex.Ref) int {
+		switch ea, eb := entries[a], entries[b]; {
+		case ea == eb:
+			return 0
+		case newer(ea, eb):
+			return -1
+		}
+		return 1
+	}
+	hits, err := vecindex.Search(sets, vec, k, accept, tie)
+	if err != nil {
+		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "in-memory vector search")
+	}
+	out := make([]backend.Match, len(hits))
+	for i, h := range hits {
+		out[i] = backend.Match{Record: entries[h.Ref].record(), Score: float64(h.Score)}
+	}
+	return out, nil
+}
+
+// vectorSets returns the vector Sets of the writers q's filter matches,
+// found through the smallest writer list of the fields the filter names.
+// The caller holds d.mu.
+func (d *Driver) vectorSets(q backend.Query) []*vecindex.Set {
+	id := q.Filter.Identity
+	best := d.index[indexKey{field: memory.FieldTenant, tenant: id.Tenant}]
+	if best == nil {
+		return nil
+	}
+	for _, f := range indexedFields {
+		if !q.Filter.Match.Has(f) || id.Get(f) == "" {
+			continue
+		}
+		p := d.index[indexKey{field: f, tenant: id.Tenant, value: id.Get(f)}]
+		if p == nil {
+			return nil
+		}
+		if len(p.writers) < len(best.writers) {
+			best = p
+		}
+	}
+	var sets []*vecindex.Set
+	for _, w := range best.writers {
+		if w.vectors != nil && w.vectors.Len() > 0 && q.Filter.Matches(w.id) {
+			sets = append(sets, w.vectors)
+		}
+	}
+	return sets
+}

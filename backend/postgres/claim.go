@@ -1,0 +1,324 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lib/pq"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+var _ backend.Claimer = (*Driver)(nil)
+
+// The work queue lives in the memory_work table: one row per pending or
+// claimed item, keyed by (queue, id). A pending item has the empty token;
+// a claimed one has its claim's token, its lease's end in lease_until
+// (unix nanoseconds by the driver's clock) and the number of claims it
+// has had in attempts. Completing an item deletes its row.
+//
+// Every call is one short transaction (all but Claim a single statement),
+// committed before the call returns: a claim is a row's token and lease_until, not a lock,
+// so nothing is held while the caller works, and a worker that dies (its
+// context cancelled, its connection terminated, its process killed)
+// leaves rows that any replica may claim once their lease lapses. Claims
+// lock the rows they pick with FOR UPDATE SKIP LOCKED, so concurrent
+// claims from any number of replicas pick disjoint rows without waiting
+// for each other.
+
+// enqueueSQL adds a batch given as one array per column, leaving ids
+// already in their queue (or earlier in the batch) as they are.
+const enqueueSQL = `INSERT INTO memory_work
+	(queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id, created, payload)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+	$9::bigint[], $10::text[])
+ON CONFLICT (queue, id) DO NOTHING`
+
+// leaseColumns are the columns scanLease reads, qualified by the alias w.
+const leaseColumns = `w.queue, w.id, w.tenant_id, w.user_id, w.agent_id, w.instance_id, w.squad_id, w.session_id,
+	w.created, w.payload, w.token, w.lease_until, w.attempts`
+
+const (
+	// pickPlanSQL makes the claim's pick walk memory_work_order in order
+	// rather than sort every claimable row: without statistics on the
+	// table (a new database, or one autovacuum has not analysed since the
+	// queue grew), the planner takes a queue to be a small share of it
+	// and prefers sorting, which costs milliseconds per claim at ten
+	// thousand items. Walking the index is never worse: it stops after n
+	// claimable rows.
+	pickPlanSQL = `SET LOCAL enable_sort = off`
+	// claimSQL claims the oldest claimable items of queue $1 at time $2,
+	// at most $3 of them, giving each one of the tokens of $4 and the
+	// lease end $5. Rows another transaction has locked (being claimed,
+	// completed, renewed or released) are skipped, and a row claimed by a
+	// transaction that committed after this statement's snapshot is
+	// rechecked when locked and dropped.
+	claimSQL = `WITH picked AS MATERIALIZED (
+	SELECT id FROM memory_work
+	WHERE queue = $1 AND (token = '' OR lease_until <= $2)
+	ORDER BY created, id
+	LIMIT $3
+	FOR UPDATE SKIP LOCKED
+), numbered AS (
+	SELECT id, row_number() OVER () AS k FROM picked
+)
+UPDATE memory_work AS w
+SET token = ($4::text[])[numbered.k::int], lease_until = $5, attempts = w.attempts + 1
+FROM numbered
+WHERE w.queue = $1 AND w.id = numbered.id
+RETURNING ` + leaseColumns
+	// renewSQL extends a current claim.
+	renewSQL = `UPDATE memory_work AS w SET lease_until = $1 WHERE w.queue = $2 AND w.id = $3 AND w.token = $4
+RETURNING ` + leaseColumns
+	// completeSQL removes the item of a current claim.
+	completeSQL = `DELETE FROM memory_work WHERE queue = $1 AND id = $2 AND token = $3`
+	// releaseSQL makes the item of a current claim pending again.
+	releaseSQL = `UPDATE memory_work SET token = '', lease_until = 0 WHERE queue = $1 AND id = $2 AND token = $3`
+)
+
+// Enqueue adds items in one statement, all or nothing, and reports how
+// many were new; see backend.Claimer. An id already pending or claimed in
+// its queue, or repeated within the batch, is left as it first was.
+// Items are inserted in (queue, id) order, so concurrent batches sharing
+// ids do not deadlock; one that nevertheless loses a deadlock is retried,
+// as Put is.
+func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckEnqueue(items); err != nil {
+		return 0, err
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	if len(items) == 0 {
+		return 0, nil
+	}
+	items = slices.Clone(items)
+	slices.SortStableFunc(items, func(a, b backend.Work) int {
+		if c := strings.Compare(a.Queue, b.Queue); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	var (
+		n       = len(items)
+		text    [9][]string // queue, id, the six identity fields, payload
+		created = make([]int64, n)
+	)
+	for c := range text {
+		text[c] = make([]string, n)
+	}
+	for i, w := range items {
+		id := w.Identity
+		for c, v := range [...]string{w.Queue, w.ID, id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session, w.Payload} {
+			text[c][i] = v
+		}
+		created[i] = w.Created.UnixNano() // in range: Validate checked it
+	}
+	args := []any{
+		pq.StringArray(text[0]), pq.StringArray(text[1]), pq.StringArray(text[2]), pq.StringArray(text[3]),
+		pq.StringArray(text[4]), pq.StringArray(text[5]), pq.StringArray(text[6]), pq.StringArray(text[7]),
+		pq.Int64Array(created), pq.StringArray(text[8]),
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := d.db.ExecContext(ctx, enqueueSQL, args...)
+		if err == nil {
+			added, err := res.RowsAffected()
+			if err != nil {
+				return 0, fail(ctx, err, "postgres: enqueue work")
+			}
+			return int(added), nil
+		}
+		if attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			return 0, fail(ctx, err, "postgres: enqueue work")
+		}
+		d.log.Debug("postgres: retrying an enqueue that lost a race", "attempt", attempt, "err", err)
+	}
+}
+
+// Claim leases up to n claimable items of queue, oldest first, in one
+// short transaction committed before it returns; see backend.Claimer.
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckClaim(queue, n, lease); err != nil {
+		return nil, err
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.mu.RUnlock()
+	out, err := d.claim(ctx, queue, n, lease)
+	if err != nil {
+		return nil, err
+	}
+	// RETURNING follows no particular order.
+	slices.SortFunc(out, func(a, b backend.Lease) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// claim runs one claim in a short transaction and commits it.
+func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+	tokens := make(pq.StringArray, n)
+	for i := range tokens {
+		tokens[i] = newToken()
+	}
+	tx, err := d.db.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, fail(ctx, err, "postgres: begin claim")
+	}
+	defer func() { _ = tx.Rollback() }()
+	if _, err := tx.ExecContext(ctx, pickPlanSQL); err != nil {
+		return nil, fail(ctx, err, "postgres: claim work")
+	}
+	// The clock is read as late as possible, so the round trips before
+	// the claim shorten its lease as little as they can.
+	now, until, err := leaseEnd(d.clock, lease)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := tx.QueryxContext(ctx, claimSQL, queue, now, n, tokens, until)
+	if err != nil {
+		return nil, fail(ctx, err, "postgres: claim work")
+	}
+	defer rows.Close()
+	var out []backend.Lease
+	for rows.Next() {
+		l, err := scanLease(rows)
+		if err != nil {
+			return nil, fail(ctx, err, "postgres: claim work")
+		}
+		out = append(out, l)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, err, "postgres: claim work")
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fail(ctx, err, "postgres: commit claim")
+	}
+	return out, nil
+}
+
+// Renew extends a current claim in one statement; see backend.Claimer.
+func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return backend.Lease{}, err
+	}
+	if err := backend.CheckRenew(l, lease); err != nil {
+		return backend.Lease{}, err
+	}
+	if err := d.enter(); err != nil {
+		return backend.Lease{}, err
+	}
+	defer d.mu.RUnlock()
+	_, until, err := leaseEnd(d.clock, lease)
+	if err != nil {
+		return backend.Lease{}, err
+	}
+	out, err := scanLease(d.db.QueryRowxContext(ctx, renewSQL, until, l.Queue, l.ID, l.Token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return backend.Lease{}, staleLease(l)
+	}
+	if err != nil {
+		return backend.Lease{}, fail(ctx, err, "postgres: renew claim")
+	}
+	return out, nil
+}
+
+// Complete removes the item of a current claim in one statement; see
+// backend.Claimer.
+func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+	return d.settle(ctx, l, completeSQL, "postgres: complete work")
+}
+
+// Release makes the item of a current claim claimable at once, in one
+// statement; see backend.Claimer.
+func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+	return d.settle(ctx, l, releaseSQL, "postgres: release work")
+}
+
+// settle runs query, which changes the row of l's item if l is its current
+// claim, and fails with memory.ErrConflict when it changed none.
+func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckLease(l); err != nil {
+		return err
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.mu.RUnlock()
+	res, err := d.db.ExecContext(ctx, query, l.Queue, l.ID, l.Token)
+	if err != nil {
+		return fail(ctx, err, what)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fail(ctx, err, what)
+	}
+	if n != 1 {
+		return staleLease(l)
+	}
+	return nil
+}
+
+// scanLease reads one row of leaseColumns.
+func scanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
+	var (
+		l              backend.Lease
+		created, until int64
+		id             = &l.Identity
+	)
+	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
+		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
+		return backend.Lease{}, err
+	}
+	l.Created = time.Unix(0, created).UTC()
+	l.Expires = time.Unix(0, until).UTC()
+	return l, nil
+}
+
+// staleLease is the error of a lease that is no longer its item's claim.
+func staleLease(l backend.Lease) error {
+	return memory.Errorf(memory.ErrConflict, "postgres: work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
+}
+
+// leaseEnd reads the clock and returns now and the end of a lease taken
+// now, both in unix nanoseconds.
+func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
+	now, err = clock.Nanos()
+	if err != nil {
+		return 0, 0, err
+	}
+	if now > math.MaxInt64-int64(lease) {
+		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "postgres: a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
+	}
+	return now, now + int64(lease), nil
+}
+
+// newToken returns a fresh claim token: 128 random bits in hex.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}

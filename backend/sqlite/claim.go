@@ -1,0 +1,325 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+var _ backend.Claimer = (*Driver)(nil)
+
+// The work queue lives in the memory_work table: one row per pending or
+// claimed item, keyed by (queue, id). A pending item has the empty token;
+// a claimed one has its claim's token, its lease's end in lease_until
+// (unix nanoseconds by the driver's clock) and the number of claims it
+// has had in attempts. Completing an item deletes its row.
+//
+// Every call that changes the queue is one immediate transaction, like
+// Put, committed before the call returns: a claim is a row's token and
+// lease_until, not a lock, so nothing is held while the caller works, and
+// a worker that dies leaves rows that any replica may claim once their
+// lease lapses.
+
+// enqueueSQL returns the statement that adds n items, leaving ids already
+// in their queue (or earlier in the statement) as they are.
+func enqueueSQL(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO memory_work
+	(queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id, created, payload)
+VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+	}
+	b.WriteString(" ON CONFLICT (queue, id) DO NOTHING")
+	return b.String()
+}
+
+// enqueueColumns is the number of values each item binds in enqueueSQL.
+const enqueueColumns = 10
+
+// maxEnqueueChunk is the most items one enqueue statement binds. Enqueue
+// runs statements of the powers of two up to it, so a few statement texts
+// cover every batch size.
+const maxEnqueueChunk = 64
+
+// enqueues[k] adds 1<<k items.
+var enqueues = func() (out []string) {
+	for n := 1; n <= maxEnqueueChunk; n *= 2 {
+		out = append(out, enqueueSQL(n))
+	}
+	return out
+}()
+
+// leaseColumns are the columns scanLease reads.
+const leaseColumns = `queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, payload, token, lease_until, attempts`
+
+// claimable is the condition of a row that may be claimed at the time
+// bound to its one parameter.
+const claimable = `(token = '' OR lease_until <= ?)`
+
+const (
+	// anyClaimableSQL looks for one claimable item of a queue.
+	anyClaimableSQL = `SELECT EXISTS (SELECT 1 FROM memory_work WHERE queue = ? AND ` + claimable + `)`
+	// pickSQL selects the oldest claimable items of a queue, reading the
+	// memory_work_order index in order.
+	pickSQL = `SELECT rowid FROM memory_work WHERE queue = ? AND ` + claimable + ` ORDER BY created, id LIMIT ?`
+	// leaseSQL claims one picked row with a fresh token.
+	leaseSQL = `UPDATE memory_work SET token = ?, lease_until = ?, attempts = attempts + 1
+		WHERE rowid = ? RETURNING ` + leaseColumns
+	// renewSQL extends a current claim.
+	renewSQL = `UPDATE memory_work SET lease_until = ? WHERE queue = ? AND id = ? AND token = ?
+		RETURNING ` + leaseColumns
+	// completeSQL removes the item of a current claim.
+	completeSQL = `DELETE FROM memory_work WHERE queue = ? AND id = ? AND token = ?`
+	// releaseSQL makes the item of a current claim pending again.
+	releaseSQL = `UPDATE memory_work SET token = '', lease_until = 0 WHERE queue = ? AND id = ? AND token = ?`
+)
+
+// Enqueue adds items in one immediate transaction, all or nothing, and
+// reports how many were new; see backend.Claimer. An id already pending or
+// claimed in its queue, or repeated within the batch, is left as it first
+// was.
+func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := backend.CheckEnqueue(items); err != nil {
+		return 0, err
+	}
+	if err := d.enter(); err != nil {
+		return 0, err
+	}
+	defer d.mu.RUnlock()
+	if len(items) == 0 {
+		return 0, nil
+	}
+	added := 0
+	err := d.write(ctx, func(conn *sqlx.Conn) error {
+		// As in Put: statements run without a cancellable context, and
+		// cancellation is checked between them.
+		bg := context.WithoutCancel(ctx)
+		args := make([]any, 0, maxEnqueueChunk*enqueueColumns)
+		for i := 0; i < len(items); {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			k := len(enqueues) - 1
+			for 1<<k > len(items)-i {
+				k--
+			}
+			args = args[:0]
+			for _, w := range items[i : i+1<<k] {
+				id := w.Identity
+				args = append(args, w.Queue, w.ID, id.Tenant, id.User, id.Agent, id.Instance, id.Squad, id.Session,
+					w.Created.UnixNano(), w.Payload) // in range: Validate checked it
+			}
+			res, err := conn.ExecContext(bg, enqueues[k], args...)
+			if err != nil {
+				return fail(ctx, err, "sqlite: enqueue work")
+			}
+			n, err := res.RowsAffected()
+			if err != nil {
+				return fail(ctx, err, "sqlite: enqueue work")
+			}
+			added += int(n)
+			i += 1 << k
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return added, nil
+}
+
+// Claim leases up to n claimable items of queue, oldest first, in one
+// immediate transaction committed before it returns; see backend.Claimer.
+// The transaction picks the items off the memory_work_order index and
+// gives each its own token from crypto/rand with an UPDATE ... RETURNING.
+// Leases run from the moment the write lock is held, so waiting for
+// another writer shortens none. Claim first looks for a claimable item on
+// a read connection and, when there is none, returns without taking the
+// write lock, so idle workers polling a queue do not hold up writers.
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckClaim(queue, n, lease); err != nil {
+		return nil, err
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.mu.RUnlock()
+	now, _, err := leaseEnd(d.clock, lease)
+	if err != nil {
+		return nil, err
+	}
+	var found bool
+	if err := d.r.GetContext(ctx, &found, anyClaimableSQL, queue, now); err != nil {
+		return nil, fail(ctx, err, "sqlite: look for claimable work")
+	}
+	if !found {
+		return nil, nil
+	}
+	var out []backend.Lease
+	err = d.write(ctx, func(conn *sqlx.Conn) error {
+		bg := context.WithoutCancel(ctx)
+		// The clock is read again now that the write lock is held, so
+		// waiting for it shortens no lease.
+		now, until, err := leaseEnd(d.clock, lease)
+		if err != nil {
+			return err
+		}
+		var rowids []int64
+		if err := conn.SelectContext(bg, &rowids, pickSQL, queue, now, n); err != nil {
+			return fail(ctx, err, "sqlite: pick work to claim")
+		}
+		out = make([]backend.Lease, 0, len(rowids))
+		for _, rowid := range rowids {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			l, err := scanLease(conn.QueryRowxContext(bg, leaseSQL, newToken(), until, rowid))
+			if err != nil {
+				return fail(ctx, err, "sqlite: claim work")
+			}
+			out = append(out, l)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+// Renew extends a current claim in one immediate transaction; see
+// backend.Claimer.
+func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return backend.Lease{}, err
+	}
+	if err := backend.CheckRenew(l, lease); err != nil {
+		return backend.Lease{}, err
+	}
+	if err := d.enter(); err != nil {
+		return backend.Lease{}, err
+	}
+	defer d.mu.RUnlock()
+	var out backend.Lease
+	err := d.write(ctx, func(conn *sqlx.Conn) error {
+		_, until, err := leaseEnd(d.clock, lease)
+		if err != nil {
+			return err
+		}
+		out, err = scanLease(conn.QueryRowxContext(context.WithoutCancel(ctx), renewSQL, until, l.Queue, l.ID, l.Token))
+		if errors.Is(err, sql.ErrNoRows) {
+			return staleLease(l)
+		}
+		return fail(ctx, err, "sqlite: renew claim")
+	})
+	if err != nil {
+		return backend.Lease{}, err
+	}
+	return out, nil
+}
+
+// Complete removes the item of a current claim in one immediate
+// transaction; see backend.Claimer.
+func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+	return d.settle(ctx, l, completeSQL, "sqlite: complete work")
+}
+
+// Release makes the item of a current claim claimable at once, in one
+// immediate transaction; see backend.Claimer.
+func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+	return d.settle(ctx, l, releaseSQL, "sqlite: release work")
+}
+
+// settle runs query, which changes the row of l's item if l is its current
+// claim, and fails with memory.ErrConflict when it changed none.
+func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := backend.CheckLease(l); err != nil {
+		return err
+	}
+	if err := d.enter(); err != nil {
+		return err
+	}
+	defer d.mu.RUnlock()
+	return d.write(ctx, func(conn *sqlx.Conn) error {
+		res, err := conn.ExecContext(context.WithoutCancel(ctx), query, l.Queue, l.ID, l.Token)
+		if err != nil {
+			return fail(ctx, err, what)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return fail(ctx, err, what)
+		}
+		if n != 1 {
+			return staleLease(l)
+		}
+		return nil
+	})
+}
+
+// scanLease reads one row of leaseColumns.
+func scanLease(row *sqlx.Row) (backend.Lease, error) {
+	var (
+		l              backend.Lease
+		created, until int64
+		id             = &l.Identity
+	)
+	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
+		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
+		return backend.Lease{}, err
+	}
+	l.Created = time.Unix(0, created).UTC()
+	l.Expires = time.Unix(0, until).UTC()
+	return l, nil
+}
+
+// staleLease is the error of a lease that is no longer its item's claim.
+func staleLease(l backend.Lease) error {
+	return memory.Errorf(memory.ErrConflict, "sqlite: work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
+}
+
+// leaseEnd reads the clock and returns now and the end of a lease taken
+// now, both in unix nanoseconds.
+func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
+	now, err = clock.Nanos()
+	if err != nil {
+		return 0, 0, err
+	}
+	if now > math.MaxInt64-int64(lease) {
+		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "sqlite: a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
+	}
+	return now, now + int64(lease), nil
+}
+
+// newToken returns a fresh claim token: 128 random bits in hex.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/vecindex"
+)
+
+var _ backend.VectorSearcher = (*Driver)(nil)
+
+// Search returns the k live records matching q nearest to vec by cosine
+// similarity; see backend.VectorSearcher. The search is exact, over an
+// in-memory copy of the store's vectors (vectorCache): the first search
+// loads it, about a second per million vectors of 384 dimensions, and a
+// search after another process changed vectors loads it again. The
+// vectors of the writers q's filter matches are scored, with kinds, key,
+// ids and expiry applied to each candidate inside the search; the k
+// winners are then read from the file. A winner deleted by another
+// process in between is left out.
+func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := backend.CheckSearch(q, vec, k); err != nil {
+		return nil, err
+	}
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer d.mu.RUnlock()
+
+	dims := int(d.dims.Load())
+	if dims == 0 {
+		if dims, err = storedDims(ctx, d.r); err != nil {
+			return nil, fail(ctx, err, "sqlite: read the vector dimension")
+		}
+		if dims == 0 {
+			return nil, nil
+		}
+		d.dims.Store(int64(dims))
+	}
+	if len(vec) != dims {
+		return nil, backend.DimensionMismatch(len(vec), dims)
+	}
+
+	c := &d.vc
+	if err := d.currentCache(ctx); err != nil {
+		return nil, err
+	}
+	hits, scored, err := c.search(q, vec, k, now)
+	c.mu.RUnlock()
+	if err != nil {
+		return nil, err
+	}
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	return d.fetchMatches(ctx, hits, scored)
+}
+
+// currentCache returns with d.vc held shared and current: loaded, at the
+// stored epoch. It loads the cache, under the exclusive lock, when it is
+// not.
+func (d *Driver) currentCache(ctx context.Context) error {
+	c := &d.vc
+	for {
+		c.mu.RLock()
+		epoch, err := storedEpoch(ctx, d.r)
+		if err != nil {
+			c.mu.RUnlock()
+			return fail(ctx, err, "sqlite: read the vector epoch")
+		}
+		if c.loaded && c.epoch == epoch {
+			return nil
+		}
+		c.mu.RUnlock()
+		c.mu.Lock()
+		epoch, err = storedEpoch(ctx, d.r)
+		if err == nil && (!c.loaded || c.epoch != epoch) {
+			err = c.load(ctx, d.r)
+			if err == nil {
+				d.log.Debug("sqlite: loaded vectors for search", "epoch", c.epoch, "vectors", len(c.byID))
+			}
+		}
+		c.mu.Unlock()
+		if err != nil {
+			return fail(ctx, err, "sqlite: load vectors")
+		}
+	}
+}
+
+// search scores the cached vectors of the writers q's filter matches and
+// returns the k best hits, with the ids they stand for. The caller holds
+// c.mu shared.
+func (c *vectorCache) search(q backend.Query, vec []float32, k int, now int64) ([]vecindex.Hit, []string, error) {
+	var sets []*vecindex.Set
+	for _, g := range c.groups {
+		if q.Filter.Matches(g.id) {
+			sets = append(sets, g.set)
+		}
+	}
+	if len(sets) == 0 {
+		return nil, nil, nil
+	}
+	rows := c.rows
+	accept := func(ref vecindex.Ref) bool {
+		r := &rows[ref]
+		switch {
+		case r.expires != 0 && now >= r.expires:
+			return false
+		case q.Key != "" && r.key != q.Key:
+			return false
+		case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.kind):
+			return false
+		}
+		return len(q.IDs) == 0 || slices.Contains(q.IDs, r.id)
+	}
+	tie := func(a, b vecindex.Ref) int {
+		ra, rb := &rows[a], &rows[b]
+		switch {
+		case ra.created != rb.created:
+			if ra.created > rb.created {
+				return -1
+			}
+			return 1
+		case ra.id > rb.id:
+			return -1
+		case ra.id < rb.id:
+			return 1
+		}
+		return 0
+	}
+	hits, err := vecindex.Search(sets, vec, k, accept, tie)
+	if err != nil {
+		return nil, nil, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: vector search")
+	}
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = rows[h.Ref].id
+	}
+	return hits, ids, nil
+}
+
+// fetchMatches reads the records ids name and pairs them with their hits'
+// scores, in hit order.
+func (d *Driver) fetchMatches(ctx context.Context, hits []vecindex.Hit, ids []string) ([]backend.Match, error) {
+	var b strings.Builder
+	b.WriteString("SELECT ")
+	b.WriteString(selectColumns)
+	b.WriteString(" FROM memory_records WHERE ")
+	args := inList(&b, make([]any, 0, len(ids)), "id", ids)
+	rows, err := d.r.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, fail(ctx, err, "sqlite: read the nearest records")
+	}
+	recs, err := sqldriver.Collect(rows, 0, scanRecord)
+	if err != nil {
+		return nil, fail(ctx, err, "sqlite: read the nearest records")
+	}
+	byID := make(map[string]memory.Record, len(recs))
+	for _, r := range recs {
+		byID[r.ID] = r
+	}
+	out := make([]backend.Match, 0, len(hits))
+	for i, h := range hits {
+		if r, ok := byID[ids[i]]; ok {
+			out = append(out, backend.Match{Record: r, Score: float64(h.Score)})
+		}
+	}
+	return out, nil
+}

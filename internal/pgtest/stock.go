@@ -1,0 +1,83 @@
+package pgtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// StockBinDir returns the bin directory of the machine's own server
+// installation, ignoring BinEnv: the directory of pg_config --bindir when
+// pg_config is on PATH and points at a server installation, else the
+// newest /usr/lib/postgresql/<version>/bin. Tests use it for a cluster
+// without the extensions a private prefix adds (Debian's postgresql-15
+// package has no pgvector).
+func StockBinDir() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if hasServer(dir) {
+			return dir, nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
+	for _, dir := range dirs {
+		if hasServer(dir) {
+			return dir, nil
+		}
+	}
+	return "", ErrUnavailable
+}
+
+// StartFrom initialises and starts a cluster from the server binaries in
+// bin, as Start does from BinDir's. The context bounds start-up only.
+func StartFrom(ctx context.Context, bin string) (*Cluster, error) {
+	if !hasServer(bin) {
+		return nil, ErrUnavailable
+	}
+	sweepDead()
+	dir, err := os.MkdirTemp("", dirPrefix)
+	if err != nil {
+		return nil, err
+	}
+	c := &Cluster{dir: dir, SocketDir: filepath.Join(dir, "sock"), log: &bytes.Buffer{}}
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.start(ctx, bin); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// StockForTest starts a cluster from StockBinDir's binaries for t and
+// stops it when t ends. Without server binaries it skips t, unless
+// RequireEnv is set, when it fails t.
+func StockForTest(t testing.TB) *Cluster {
+	t.Helper()
+	bin, err := StockBinDir()
+	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
+		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
+	}
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := StartFrom(ctx, bin)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
