@@ -104,6 +104,7 @@ type Driver struct {
 	mu     sync.RWMutex // held shared by every call, exclusively by Close
 	closed bool
 	dims   atomic.Int64 // the store's vector dimension once read; 0 before
+	search searchState  // how Search runs; see search.go
 }
 
 var (

@@ -4,12 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -80,4 +84,43 @@ func StockForTest(t testing.TB) *Cluster {
 	}
 	t.Cleanup(c.Stop)
 	return c
+}
+
+// startArgs holds, for each Cluster restarted, the server's arguments as
+// Start gave them.
+var startArgs sync.Map // *Cluster -> []string
+
+// Restart stops the server (fast shutdown, then a kill after 10 s) and
+// starts it again on the same data directory, socket and port, with the
+// command line Start gave it followed by settings, each "name=value" and
+// passed as -c name=value, so that they override Start's. Restart with no
+// settings restores Start's. It waits until the server accepts a query
+// or ctx is done. Connections to the old server are broken.
+func (c *Cluster) Restart(ctx context.Context, settings ...string) error {
+	if c.server == nil || c.server.Process == nil {
+		return errors.New("pgtest: restart of a stopped cluster")
+	}
+	old := c.server
+	_ = old.Process.Signal(syscall.SIGINT)
+	select {
+	case <-c.exited:
+	case <-time.After(10 * time.Second):
+		_ = old.Process.Kill()
+		<-c.exited
+	}
+	base, _ := startArgs.LoadOrStore(c, slices.Clone(old.Args[1:]))
+	args := slices.Clone(base.([]string))
+	for _, s := range settings {
+		args = append(args, "-c", s)
+	}
+	c.server = exec.Command(old.Path, args...)
+	c.server.Stdout, c.server.Stderr = c.log, c.log
+	c.server.SysProcAttr = old.SysProcAttr
+	if err := c.server.Start(); err != nil {
+		c.server = nil
+		return fmt.Errorf("pgtest: restart postgres: %w", err)
+	}
+	c.exited = make(chan error, 1)
+	go func() { c.exited <- c.server.Wait() }()
+	return c.waitReady(ctx)
 }
