@@ -20,6 +20,9 @@ const (
 	BenchVectorDims = 384
 	// BenchVectorK is how many neighbours each benchmark search asks for.
 	BenchVectorK = 10
+	// benchVectorScopeSpan is the most records a scope may hold: scope s
+	// is created in the span [s, s+1) of it.
+	benchVectorScopeSpan = 1 << 20
 )
 
 // BenchVectorIdentity is the writer of scope s of the vector data sets.
@@ -38,9 +41,11 @@ func benchVector(seed uint64) []float32 {
 }
 
 // BenchVectorRecord is record i of scope s: a short fact with its vector.
+// Records are created 1 ms apart in FillVectors' order (scope by scope),
+// so filling appends in time order.
 func BenchVectorRecord(s, i int) memory.Record {
 	id := BenchVectorIdentity(s)
-	created := BenchBase.Add(time.Duration(i) * time.Millisecond)
+	created := BenchBase.Add(time.Duration(s*benchVectorScopeSpan+i) * time.Millisecond)
 	return memory.Record{
 		ID: fmt.Sprintf("v-%04d-%07d", s, i), Kind: memory.KindFact, Identity: id,
 		Content: "a remembered fact", Created: created, Tokens: 4,
