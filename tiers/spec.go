@@ -1,0 +1,194 @@
+package tiers
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentmem/memory"
+)
+
+// MemoryType is spec.memory.type: which memory an agent has.
+type MemoryType string
+
+// The memory types of the document. TypeBuffer is the default.
+const (
+	TypeBuffer  MemoryType = "buffer"
+	TypeSummary MemoryType = "summary"
+	TypeVector  MemoryType = "vector"
+	TypeNone    MemoryType = "none"
+)
+
+// MemoryTypes lists the valid types, the default first.
+var MemoryTypes = []MemoryType{TypeBuffer, TypeSummary, TypeVector, TypeNone}
+
+// RetentionOldestFirst is the one retention policy: when maxEntries is
+// reached, the oldest entries are dropped (the document's "oldest are
+// dropped"). It is the default.
+const RetentionOldestFirst = "oldest-first"
+
+// RetentionPolicies lists the valid values of retentionPolicy.
+var RetentionPolicies = []string{RetentionOldestFirst}
+
+// Spec is the spec.memory block of an Agent, field for field as the
+// document names them. The zero value is a buffer memory.
+type Spec struct {
+	// Type is buffer, summary, vector or none; empty means buffer.
+	Type MemoryType `json:"type,omitempty"`
+	// Backend is a storage backend hint, informational only.
+	Backend string `json:"backend,omitempty"`
+	// TTL is the time-to-live of entries: 1h, 24h, 7d (see ParseTTL);
+	// empty means none.
+	TTL string `json:"ttl,omitempty"`
+	// MaxEntries is the most entries to retain, oldest dropped first;
+	// zero means the type's default.
+	MaxEntries int `json:"maxEntries,omitempty"`
+	// MaxContextTokens is the token budget of the context injected at the
+	// start of each step; zero means the type's default.
+	MaxContextTokens int `json:"maxContextTokens,omitempty"`
+	// RetentionPolicy is how entries are evicted when maxEntries is
+	// reached; empty means RetentionOldestFirst.
+	RetentionPolicy string `json:"retentionPolicy,omitempty"`
+	// PersistentStorage mounts a PVC for vector memory.
+	PersistentStorage PersistentStorage `json:"persistentStorage,omitzero"`
+}
+
+// PersistentStorage is spec.memory.persistentStorage.
+type PersistentStorage struct {
+	// Enabled mounts a PVC for vector memory.
+	Enabled bool `json:"enabled,omitempty"`
+	// VolumeClaimRef names the PVC, in the agent's namespace.
+	VolumeClaimRef string `json:"volumeClaimRef,omitempty"`
+}
+
+// MaxSpecBytes is the largest spec.memory document ParseSpec reads.
+const MaxSpecBytes = 64 << 10
+
+// ParseSpec decodes a spec.memory block from JSON and validates it (see
+// Spec.Validate). Unknown fields are refused, naming the field, so a typo
+// such as maxEntry does not pass silently.
+func ParseSpec(data []byte) (Spec, error) {
+	if len(data) > MaxSpecBytes {
+		return Spec{}, memory.Errorf(memory.ErrTooLarge, "spec.memory is %d bytes, the limit is %d", len(data), MaxSpecBytes)
+	}
+	var s Spec
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		return Spec{}, specDecodeError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return Spec{}, memory.Errorf(memory.ErrInvalidArgument, "spec.memory: unexpected data after the object")
+	}
+	if err := s.Validate(); err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+// specDecodeError turns a decoding error into a classified one that names
+// the field at fault.
+func specDecodeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return memory.Wrap(memory.ErrInvalidArgument, err, fmt.Sprintf("spec.memory.%s must be %s, not a JSON %s", te.Field, jsonKind(te.Type.Kind().String()), te.Value))
+	}
+	if msg := err.Error(); strings.HasPrefix(msg, "json: unknown field ") {
+		field := strings.Trim(strings.TrimPrefix(msg, "json: unknown field "), `"`)
+		return memory.Wrap(memory.ErrInvalidArgument, err, fmt.Sprintf("spec.memory has no field %q; the fields are type, backend, ttl, maxEntries, maxContextTokens, retentionPolicy, persistentStorage.enabled, persistentStorage.volumeClaimRef", field))
+	}
+	return memory.Wrap(memory.ErrInvalidArgument, err, "spec.memory is not a valid JSON object")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "int":
+		return "an integer"
+	case "bool":
+		return "true or false"
+	case "string":
+		return "a string"
+	}
+	return "an object"
+}
+
+// dns1123Label is a Kubernetes object name of the DNS-1123 subdomain form
+// that PVC names take: lower-case alphanumerics and '-' or '.', starting
+// and ending with an alphanumeric, at most 253 characters.
+var dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// Validate checks every field, naming the field and its allowed values in
+// the error (memory.ErrInvalidArgument).
+func (s Spec) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return memory.Errorf(memory.ErrInvalidArgument, "spec.memory.%s: %s", field, fmt.Sprintf(format, args...))
+	}
+	if s.Type != "" && !validType(s.Type) {
+		return bad("type", "%q is not a memory type; use one of %s", string(s.Type), typeList())
+	}
+	if s.TTL != "" {
+		if _, err := ParseTTL(s.TTL); err != nil {
+			return bad("ttl", "%q is not a duration like 1h, 24h or 7d", s.TTL)
+		}
+	}
+	if s.MaxEntries < 0 {
+		return bad("maxEntries", "%d; it must be zero (the default) or positive", s.MaxEntries)
+	}
+	if s.MaxContextTokens < 0 {
+		return bad("maxContextTokens", "%d; it must be zero (the default) or positive", s.MaxContextTokens)
+	}
+	if s.RetentionPolicy != "" && s.RetentionPolicy != RetentionOldestFirst {
+		return bad("retentionPolicy", "%q is not a retention policy; use %q (the default)", s.RetentionPolicy, RetentionOldestFirst)
+	}
+	ps := s.PersistentStorage
+	if ref := ps.VolumeClaimRef; ref != "" && (len(ref) > 253 || !dns1123Subdomain.MatchString(ref)) {
+		return bad("persistentStorage.volumeClaimRef", "%q is not a valid PersistentVolumeClaim name (lower-case letters, digits, '-' and '.', at most 253 characters)", ref)
+	}
+	if ps.Enabled && ps.VolumeClaimRef == "" {
+		return bad("persistentStorage.volumeClaimRef", "persistentStorage.enabled is true, so the PVC to mount must be named")
+	}
+	if (ps.Enabled || ps.VolumeClaimRef != "") && s.MemoryType() != TypeVector {
+		return bad("persistentStorage", "a PVC is mounted for vector memory only, and type is %q", string(s.MemoryType()))
+	}
+	return nil
+}
+
+// MemoryType returns the spec's type, TypeBuffer when it is empty.
+func (s Spec) MemoryType() MemoryType {
+	if s.Type == "" {
+		return TypeBuffer
+	}
+	return s.Type
+}
+
+// TTLDuration returns the parsed ttl, zero when it is empty. It assumes a
+// validated Spec.
+func (s Spec) TTLDuration() time.Duration {
+	if s.TTL == "" {
+		return 0
+	}
+	d, _ := ParseTTL(s.TTL)
+	return d
+}
+
+func validType(t MemoryType) bool {
+	for _, v := range MemoryTypes {
+		if t == v {
+			return true
+		}
+	}
+	return false
+}
+
+func typeList() string {
+	names := make([]string, len(MemoryTypes))
+	for i, t := range MemoryTypes {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,102 @@
+package tiers
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/memory"
+)
+
+func TestParseSpecDocumentExamples(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		json string
+		want Spec
+	}{
+		{"buffer", `{"type": "buffer"}`, Spec{Type: TypeBuffer}},
+		{"summary", `{"type": "summary", "maxEntries": 10, "ttl": "7d"}`, Spec{Type: TypeSummary, MaxEntries: 10, TTL: "7d"}},
+		{"vector", `{"type": "vector", "maxContextTokens": 8000, "persistentStorage": {"enabled": true, "volumeClaimRef": "my-agent-memory"}}`,
+			Spec{Type: TypeVector, MaxContextTokens: 8000, PersistentStorage: PersistentStorage{Enabled: true, VolumeClaimRef: "my-agent-memory"}}},
+		{"none", `{"type": "none"}`, Spec{Type: TypeNone}},
+		{"every field", `{"type": "summary", "backend": "configmap", "ttl": "24h", "maxEntries": 3, "maxContextTokens": 500, "retentionPolicy": "oldest-first"}`,
+			Spec{Type: TypeSummary, Backend: "configmap", TTL: "24h", MaxEntries: 3, MaxContextTokens: 500, RetentionPolicy: RetentionOldestFirst}},
+		{"empty", `{}`, Spec{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := ParseSpec([]byte(c.json))
+			if err != nil {
+				t.Fatalf("ParseSpec: %v", err)
+			}
+			if got != c.want {
+				t.Errorf("ParseSpec = %+v, want %+v", got, c.want)
+			}
+		})
+	}
+	if got := (Spec{}).MemoryType(); got != TypeBuffer {
+		t.Errorf("the default type is %q, want buffer", got)
+	}
+	if got := (Spec{TTL: "7d"}).TTLDuration(); got != 7*24*time.Hour {
+		t.Errorf("TTLDuration of 7d = %s", got)
+	}
+}
+
+// TestParseSpecErrors checks that every invalid value is refused with an
+// error naming the field and, where there is a list, the allowed values.
+func TestParseSpecErrors(t *testing.T) {
+	for _, c := range []struct {
+		json string
+		kind error
+		says []string
+	}{
+		{`{"type": "vectors"}`, memory.ErrInvalidArgument, []string{"spec.memory.type", `"vectors"`, "buffer, summary, vector, none"}},
+		{`{"type": 3}`, memory.ErrInvalidArgument, []string{"spec.memory.type", "a string"}},
+		{`{"ttl": "a week"}`, memory.ErrInvalidArgument, []string{"spec.memory.ttl", "1h, 24h or 7d"}},
+		{`{"ttl": "-1h"}`, memory.ErrInvalidArgument, []string{"spec.memory.ttl"}},
+		{`{"maxEntries": -1}`, memory.ErrInvalidArgument, []string{"spec.memory.maxEntries"}},
+		{`{"maxEntries": "10"}`, memory.ErrInvalidArgument, []string{"spec.memory.maxEntries", "an integer"}},
+		{`{"maxEntries": 1.5}`, memory.ErrInvalidArgument, []string{"spec.memory.maxEntries"}},
+		{`{"maxContextTokens": -5}`, memory.ErrInvalidArgument, []string{"spec.memory.maxContextTokens"}},
+		{`{"retentionPolicy": "lru"}`, memory.ErrInvalidArgument, []string{"spec.memory.retentionPolicy", "oldest-first"}},
+		{`{"maxEntry": 10}`, memory.ErrInvalidArgument, []string{`"maxEntry"`, "maxEntries"}},
+		{`{"persistentStorage": {"enabled": "yes"}}`, memory.ErrInvalidArgument, []string{"spec.memory.persistentStorage.enabled", "true or false"}},
+		{`{"type": "vector", "persistentStorage": {"enabled": true}}`, memory.ErrInvalidArgument, []string{"persistentStorage.volumeClaimRef"}},
+		{`{"type": "vector", "persistentStorage": {"enabled": true, "volumeClaimRef": "My_PVC"}}`, memory.ErrInvalidArgument, []string{"persistentStorage.volumeClaimRef", `"My_PVC"`}},
+		{`{"type": "summary", "persistentStorage": {"enabled": true, "volumeClaimRef": "pvc"}}`, memory.ErrInvalidArgument, []string{"spec.memory.persistentStorage", "vector"}},
+		{`{"type": "buffer"} {"type": "none"}`, memory.ErrInvalidArgument, []string{"after the object"}},
+		{`["buffer"]`, memory.ErrInvalidArgument, []string{"spec.memory"}},
+		{`{"type": "buffer"`, memory.ErrInvalidArgument, []string{"spec.memory"}},
+		{`{"backend": "` + strings.Repeat("x", MaxSpecBytes) + `"}`, memory.ErrTooLarge, []string{"limit"}},
+	} {
+		_, err := ParseSpec([]byte(c.json))
+		if !errors.Is(err, c.kind) {
+			t.Errorf("ParseSpec(%.60s) = %v, want %v", c.json, err, c.kind)
+			continue
+		}
+		for _, s := range c.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("ParseSpec(%.60s): error %q does not say %q", c.json, err, s)
+			}
+		}
+	}
+}
+
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{`{"type":"summary","maxEntries":10,"ttl":"7d"}`, `{"type":"vector","persistentStorage":{"enabled":true,"volumeClaimRef":"a"}}`, `{}`, `{"ttl":"2w"}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseSpec(data)
+		if err != nil {
+			var me *memory.Error
+			if !errors.As(err, &me) {
+				t.Fatalf("unclassified error %v", err)
+			}
+			return
+		}
+		if err := s.Validate(); err != nil {
+			t.Fatalf("ParseSpec accepted %q, which does not validate: %v", data, err)
+		}
+	})
+}
