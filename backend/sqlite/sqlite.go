@@ -116,7 +116,7 @@ const (
 	checkpointInterval = 10 * time.Millisecond
 	writerCacheKiB     = 64 << 10 // page cache of the single writer connection
 	readerCacheKiB     = 16 << 10 // page cache of each reader connection
-	stmtCacheSize      = 32       // prepared statements kept per connection: Put alone uses 16
+	stmtCacheSize      = 64       // prepared statements kept per connection: Put uses 16, Enqueue 7
 )
 
 // Options configure a Driver. The zero value is the documented default.
