@@ -1,0 +1,27 @@
+package fs
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/backendtest"
+)
+
+const crashDirEnv = "AGENTMEM_FS_CRASH_DIR"
+
+// TestCrashChild is the child process of TestSIGKILL; run directly, it skips.
+func TestCrashChild(t *testing.T) {
+	backendtest.CrashChild(t, func() (backend.Driver, error) {
+		return Open(os.Getenv(crashDirEnv), Options{})
+	})
+}
+
+// TestSIGKILL kills a writer 20 times at random moments; the directory
+// reopens cleanly every time and keeps every acknowledged write.
+func TestSIGKILL(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "crash")
+	backendtest.CrashTest(t, "TestCrashChild", []string{crashDirEnv + "=" + dir},
+		func() (backend.Driver, error) { return Open(dir, Options{}) })
+}
