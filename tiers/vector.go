@@ -1,0 +1,388 @@
+package tiers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/tokens"
+)
+
+// Defaults of VectorOptions. Pruning is on by default: without it a
+// directory grows until its oldest entries can never be read, the
+// document's warning.
+const (
+	// DefaultVectorDir is where vector memory keeps its entries when
+	// VectorOptions.Dir is empty: the document's PVC mount.
+	DefaultVectorDir = "/var/run/agent-memory"
+	// DefaultVectorMaxContextTokens is the token budget of recalled vector
+	// context when VectorOptions.MaxContextTokens is zero: the document's
+	// example, maxContextTokens: 8000.
+	DefaultVectorMaxContextTokens = 8000
+	// DefaultVectorMaxEntries is how many entries each scope keeps when
+	// VectorOptions.MaxEntries is zero.
+	DefaultVectorMaxEntries = 10000
+	// DefaultVectorTTL is how long entries are kept when VectorOptions.TTL
+	// is zero: 30 days.
+	DefaultVectorTTL = 30 * 24 * time.Hour
+)
+
+// VectorOptions configure a Vector. The zero value is the documented
+// default: entries in /var/run/agent-memory, an 8,000-token recall budget,
+// and pruning to the newest 10,000 entries per scope, none older than 30
+// days.
+type VectorOptions struct {
+	// Dir is the directory holding the entry files (the PVC mount); it is
+	// created if missing. Empty means DefaultVectorDir.
+	Dir string
+	// MaxContextTokens is the token budget of the recalled block
+	// (maxContextTokens), framing included. Zero means
+	// DefaultVectorMaxContextTokens; negative is invalid.
+	MaxContextTokens int
+	// TTL discards entries older than it (ttl; see ParseTTL): Recall and
+	// Search never return them and Save deletes them. Zero means
+	// DefaultVectorTTL; negative is invalid.
+	TTL time.Duration
+	// MaxEntries is how many entries each scope keeps (maxEntries); after
+	// each Save the oldest beyond it are deleted. Zero means
+	// DefaultVectorMaxEntries; negative is invalid.
+	MaxEntries int
+	// Posture is the identity requirements Save, Recall and Search enforce,
+	// as a backend.Store does.
+	Posture memory.Posture
+	// Tokens counts each entry's tokens once, when it is saved, and the
+	// block's framing; nil means exact cl100k_base counts.
+	Tokens memory.TokenCounter
+	// Clock stamps entries and judges their age; nil means time.Now.
+	Clock backend.Clock
+}
+
+// Vector is the "vector" memory type: at the end of each step Save writes
+// the step's one-line summary (Step.Summary, the same line as the summary
+// type) as a timestamped .txt file in a directory; at the start of the
+// next, Recall reads entries newest first and injects as many as fit in
+// MaxContextTokens, in the "[Previous execution context]" block (oldest
+// line first, as Summary renders it). Search finds entries by keyword,
+// scored by term frequency, for the vector-search tool.
+//
+// Entry files are named "<unix nanoseconds, 19 digits>-<counter>-<random
+// 64 bits>.txt", so names sort by time and never collide, and hold a short
+// header (the writer's whole identity, the "<workflow>/<step>" key and the
+// token count) before the text, for example:
+//
+//	agentmem-vector-entry 1
+//	tenant=acme
+//	user=
+//	agent=kaos://agent/ai-agents/knowledge-retriever
+//	instance=
+//	squad=
+//	session=run-1
+//	key=research/collect
+//	tokens=21
+//
+//	[research/collect] Task: Find the cause of the outage | Result: Connection pool exhausted
+//
+// Writes are atomic: the file is written in
+// the ".tmp" subdirectory and fsynced, the index is appended and fsynced,
+// then the file is renamed into place and the directory fsynced, all under
+// an exclusive flock on ".lock", so several processes can share the
+// directory and lose nothing. A crash mid-write leaves at most a temporary
+// file (ignored, and removed by the next NewVector or Rebuild) and an index
+// line whose file never appeared (skipped); a Save that has returned is
+// durable.
+//
+// The ".index" file lists entries in the order written, one line each with
+// the writer's identity, the token count and the text, so Recall reads it
+// from the end and opens only the entries it injects (loading costs the
+// entries read, not the entries stored), and a new process builds its
+// search index from that one file. A missing or unrecognisable index
+// is rebuilt from the directory; after adding entry files by other means
+// (restoring a backup), call Rebuild. Entry files removed by hand are
+// skipped.
+//
+// Scope: each entry records its writer's identity, and every call sees
+// only the entries of the caller's agent level (tenant and agent, plus
+// user when the caller has one), so agents sharing a directory never see
+// each other's memory. Pruning (MaxEntries, TTL) applies per scope too.
+//
+// A Vector is safe for concurrent use by many goroutines and processes.
+type Vector struct {
+	dir        string
+	budget     int
+	ttl        time.Duration
+	maxEntries int
+	posture    memory.Posture
+	tokens     memory.TokenCounter
+	clock      backend.Clock
+	frame      int
+	closed     atomic.Bool
+
+	mu     sync.Mutex // guards view and search; taken before the flock
+	view   indexView
+	search searchIndex
+}
+
+var (
+	_ StepMemory       = (*Vector)(nil)
+	_ memory.Forgetter = (*Vector)(nil)
+)
+
+// NewVector opens vector memory in opt.Dir, creating the directory if
+// needed, removing what crashed writers left behind, and rebuilding the
+// index if it is missing. It fails with memory.ErrInvalidArgument for a
+// negative option.
+func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch {
+	case opt.MaxContextTokens < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "vector MaxContextTokens is %d; it cannot be negative", opt.MaxContextTokens)
+	case opt.TTL < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "vector TTL is %s; it cannot be negative", opt.TTL)
+	case opt.MaxEntries < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "vector MaxEntries is %d; it cannot be negative", opt.MaxEntries)
+	}
+	v := &Vector{
+		dir:        opt.Dir,
+		budget:     opt.MaxContextTokens,
+		ttl:        opt.TTL,
+		maxEntries: opt.MaxEntries,
+		posture:    opt.Posture,
+		tokens:     opt.Tokens,
+		clock:      opt.Clock,
+	}
+	if v.dir == "" {
+		v.dir = DefaultVectorDir
+	}
+	if v.budget == 0 {
+		v.budget = DefaultVectorMaxContextTokens
+	}
+	if v.ttl == 0 {
+		v.ttl = DefaultVectorTTL
+	}
+	if v.maxEntries == 0 {
+		v.maxEntries = DefaultVectorMaxEntries
+	}
+	if v.tokens == nil {
+		v.tokens = tokens.Counter{}
+	}
+	v.frame = v.tokens.CountTokens(frameText)
+	if err := os.MkdirAll(filepath.Join(v.dir, vectorTempDir), 0o750); err != nil {
+		return nil, fsError(err, "creating the vector directory")
+	}
+	if err := v.ensureIndex(ctx); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Dir returns the directory holding the entries.
+func (v *Vector) Dir() string { return v.dir }
+
+// Close marks the Vector closed: later calls fail with memory.ErrClosed.
+// It holds no open files between calls, so there is nothing else to
+// release. Close is idempotent.
+func (v *Vector) Close() error {
+	v.closed.Store(true)
+	return nil
+}
+
+// check is what every call checks first: a live context and an open Vector.
+func (v *Vector) check(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if v.closed.Load() {
+		return memory.Errorf(memory.ErrClosed, "vector memory is closed")
+	}
+	return nil
+}
+
+// scope derives the agent-level filter every read and prune uses.
+func (v *Vector) scope(id memory.Identity) (memory.Filter, error) {
+	return v.posture.Filter(id, memory.LevelAgent)
+}
+
+// stale reports whether an entry created at ns (unix nanoseconds) is older
+// than the TTL at now.
+func (v *Vector) stale(ns int64, now time.Time) bool {
+	return !now.Before(time.Unix(0, ns).Add(v.ttl))
+}
+
+// Recall returns the newest entries visible to id at the agent level as
+// the "[Previous execution context]" block, oldest line first. It reads
+// the index backwards from its end and stops at the first entry that does
+// not fit in MaxContextTokens (the framing's count plus, per entry, its
+// token count and one for its line break), after MaxEntries entries, or
+// at the first entry older than the TTL; it opens only the entries it
+// injects. Entries deleted by another process meanwhile are skipped. With
+// nothing to recall the Recollection is empty. Each Record's ID is the
+// entry's file name.
+func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+	if err := v.check(ctx); err != nil {
+		return memory.Recollection{}, err
+	}
+	filter, err := v.scope(id)
+	if err != nil {
+		return memory.Recollection{}, err
+	}
+	f, size, err := v.openIndex(ctx)
+	if err != nil {
+		return memory.Recollection{}, err
+	}
+	defer f.Close()
+	now := v.clock.Now()
+	used := v.frame
+	deleted := map[string]bool{}
+	var kept []memory.Record
+	var readErr error
+	err = readBackward(f, int64(headerLen), size, func(line []byte) bool {
+		add, e, ok := parseLine(line)
+		switch {
+		case !ok:
+			return true
+		case !add:
+			deleted[e.name] = true
+			return true
+		case deleted[e.name] || !filter.Matches(e.who):
+			return true
+		case v.stale(e.created, now) || len(kept) == v.maxEntries || used+e.tokens+1 > v.budget:
+			return false
+		}
+		if readErr = ctx.Err(); readErr != nil {
+			return false
+		}
+		text, found, err := readEntry(v.dir, e)
+		if err != nil {
+			readErr = err
+			return false
+		}
+		if found {
+			used += e.tokens + 1
+			kept = append(kept, e.record(text))
+		}
+		return true
+	})
+	if err == nil {
+		err = readErr
+	}
+	if err != nil || len(kept) == 0 {
+		return memory.Recollection{}, err
+	}
+	slices.Reverse(kept)
+	lines := make([]string, len(kept))
+	for i, r := range kept {
+		lines[i] = r.Content
+	}
+	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
+}
+
+// record returns e with its text as a memory.Record: a step summary whose
+// ID is the entry's file name.
+func (e vectorEntry) record(text string) memory.Record {
+	return memory.Record{
+		ID:       e.name,
+		Kind:     memory.KindSummary,
+		Identity: e.who,
+		Key:      e.key,
+		Content:  text,
+		Created:  time.Unix(0, e.created).UTC(),
+		Tokens:   e.tokens,
+	}
+}
+
+// Save writes step's one-line summary (Step.Summary) as a new entry
+// attributed to id, then prunes id's scope: entries beyond the newest
+// MaxEntries and entries older than the TTL are deleted. The step must
+// pass Step.Validate and id must hold the agent level's fields (and pass
+// the posture's write check); both are checked before anything is
+// written. The entry is durable when Save returns. If pruning fails after
+// the entry was written, Save returns the error and the next Save prunes
+// again.
+func (v *Vector) Save(ctx context.Context, id memory.Identity, step Step) error {
+	if err := v.check(ctx); err != nil {
+		return err
+	}
+	if err := step.Validate(); err != nil {
+		return err
+	}
+	if err := v.posture.CheckWrite(id); err != nil {
+		return err
+	}
+	filter, err := v.scope(id)
+	if err != nil {
+		return err
+	}
+	text := step.Summary() // at most a few KiB: Step bounds every part
+	e := vectorEntry{who: id, key: step.key(), tokens: max(0, v.tokens.CountTokens(text)), text: text}
+
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	release, err := v.lock(ctx, lockExclusive)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := v.ensureIndexLocked(ctx); err != nil {
+		return err
+	}
+	// The name is taken under the lock, so the index lists entries in time
+	// order, and no other writer can take it between the check and the
+	// rename.
+	if e.name, err = v.freshName(); err != nil {
+		return err
+	}
+	e.created, _ = parseEntryName(e.name)
+	if err := v.writeEntry(e); err != nil {
+		return err
+	}
+	return v.pruneLocked(ctx, filter)
+}
+
+// freshName returns a new entry name that no file in the directory has.
+// A clash needs the same nanosecond, counter and 64 random bits, so a
+// second try is already a formality; the check makes a clash impossible
+// rather than improbable. The caller holds the exclusive lock.
+func (v *Vector) freshName() (string, error) {
+	for {
+		name, err := newEntryName(v.clock.Now())
+		if err != nil {
+			return "", err
+		}
+		_, err = os.Lstat(filepath.Join(v.dir, name))
+		if os.IsNotExist(err) {
+			return name, nil
+		}
+		if err != nil {
+			return "", fsError(err, "checking vector entry "+name)
+		}
+	}
+}
+
+// writeEntry writes e's file atomically: a temporary file, fsynced; the
+// index line, fsynced; the rename into place; the directory, fsynced. The
+// caller holds the exclusive lock. A crash before the rename leaves an
+// index line whose file does not exist, which readers skip.
+func (v *Vector) writeEntry(e vectorEntry) error {
+	tmp := filepath.Join(v.dir, vectorTempDir, tempName())
+	if err := writeFileSynced(tmp, encodeEntry(e)); err != nil {
+		os.Remove(tmp)
+		return fsError(err, "writing vector entry "+e.name)
+	}
+	if err := v.appendIndex(addLine(e)); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(v.dir, e.name)); err != nil {
+		os.Remove(tmp)
+		return fsError(err, "renaming vector entry "+e.name)
+	}
+	return fsError(syncDir(v.dir), "syncing the vector directory")
+}

@@ -1,0 +1,240 @@
+package tiers
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/agentmem/memory"
+)
+
+// vectorEntry is what the index knows of one entry file: enough to scope,
+// order, budget and search it without opening the file.
+type vectorEntry struct {
+	name    string          // file name in the directory
+	created int64           // unix nanoseconds, from the name
+	who     memory.Identity // the writer's whole identity
+	key     string          // "<workflow>/<step>"
+	tokens  int             // token count of the text, counted once at Save
+	text    string          // the entry's one-line text, as its file holds it
+}
+
+// entryCounter orders the names one process makes within one nanosecond.
+var entryCounter atomic.Uint32
+
+// Entry file names: a zero-padded 19-digit unix-nanosecond timestamp, a
+// process-wide counter and 64 random bits, all fixed width, so names sort
+// by time and two writers never pick the same one.
+const (
+	entryNameSuffix = ".txt"
+	entryNameLen    = 19 + 1 + 8 + 1 + 16 + len(entryNameSuffix)
+)
+
+// newEntryName returns a fresh entry file name for time t.
+func newEntryName(t time.Time) (string, error) {
+	ns, ok := memory.UnixNanos(t)
+	if !ok || ns < 0 {
+		return "", memory.Errorf(memory.ErrInvalidArgument, "vector entry time %s is outside the years 1970 to 2262", t.Format(time.RFC3339))
+	}
+	var r [8]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails on supported platforms
+	return fmt.Sprintf("%019d-%08x-%s%s", ns, entryCounter.Add(1), hex.EncodeToString(r[:]), entryNameSuffix), nil
+}
+
+// parseEntryName returns the timestamp of a well-formed entry file name.
+func parseEntryName(name string) (int64, bool) {
+	if len(name) != entryNameLen || !strings.HasSuffix(name, entryNameSuffix) || name[19] != '-' || name[28] != '-' {
+		return 0, false
+	}
+	for i := 0; i < 19; i++ {
+		if name[i] < '0' || name[i] > '9' {
+			return 0, false
+		}
+	}
+	for _, part := range []string{name[20:28], name[29:45]} {
+		for i := 0; i < len(part); i++ {
+			if c := part[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+				return 0, false
+			}
+		}
+	}
+	ns, err := strconv.ParseInt(name[:19], 10, 64)
+	return ns, err == nil
+}
+
+// The entry file format: a magic line, one "name=value" line per identity
+// field, the key and the token count, a blank line, then the text.
+const entryMagic = "agentmem-vector-entry 1"
+
+var entryFields = []struct {
+	name string
+	f    memory.Field
+}{
+	{"tenant", memory.FieldTenant},
+	{"user", memory.FieldUser},
+	{"agent", memory.FieldAgent},
+	{"instance", memory.FieldInstance},
+	{"squad", memory.FieldSquad},
+	{"session", memory.FieldSession},
+}
+
+// encodeEntry returns the contents of e's file.
+func encodeEntry(e vectorEntry) []byte {
+	var b strings.Builder
+	b.WriteString(entryMagic)
+	b.WriteByte('\n')
+	for _, f := range entryFields {
+		b.WriteString(f.name)
+		b.WriteByte('=')
+		b.WriteString(e.who.Get(f.f))
+		b.WriteByte('\n')
+	}
+	b.WriteString("key=")
+	b.WriteString(e.key)
+	b.WriteString("\ntokens=")
+	b.WriteString(strconv.Itoa(e.tokens))
+	b.WriteString("\n\n")
+	b.WriteString(e.text)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+// decodeEntry parses the file called name; ok is false when it is not an
+// entry file this package wrote.
+func decodeEntry(name string, data []byte) (e vectorEntry, text string, ok bool) {
+	created, ok := parseEntryName(name)
+	if !ok {
+		return e, "", false
+	}
+	e.name, e.created = name, created
+	s := string(data)
+	head, body, found := strings.Cut(s, "\n\n")
+	if !found || !strings.HasSuffix(body, "\n") {
+		return e, "", false
+	}
+	lines := strings.Split(head, "\n")
+	if len(lines) != 1+len(entryFields)+2 || lines[0] != entryMagic {
+		return e, "", false
+	}
+	vals := make([]string, 0, len(lines)-1)
+	names := append(entryFieldNames(), "key", "tokens")
+	for i, l := range lines[1:] {
+		v, found := strings.CutPrefix(l, names[i]+"=")
+		if !found {
+			return e, "", false
+		}
+		vals = append(vals, v)
+	}
+	e.who = identityOf(vals[:len(entryFields)])
+	e.key = vals[len(entryFields)]
+	n, err := strconv.Atoi(vals[len(entryFields)+1])
+	if err != nil || n < 0 {
+		return e, "", false
+	}
+	e.tokens = n
+	e.text = strings.TrimSuffix(body, "\n")
+	if strings.ContainsAny(e.text, "\t\n") {
+		return e, "", false
+	}
+	return e, e.text, true
+}
+
+func entryFieldNames() []string {
+	out := make([]string, len(entryFields))
+	for i, f := range entryFields {
+		out[i] = f.name
+	}
+	return out
+}
+
+// identityOf builds an Identity from values in entryFields order.
+func identityOf(vals []string) memory.Identity {
+	return memory.Identity{Tenant: vals[0], User: vals[1], Agent: vals[2], Instance: vals[3], Squad: vals[4], Session: vals[5]}
+}
+
+// readEntry reads e's file and returns its text. The file must agree with
+// the index about who wrote it; ok is false when the file is gone (pruned
+// by another process, or never renamed into place by a writer that
+// crashed).
+func readEntry(dir string, e vectorEntry) (text string, ok bool, err error) {
+	data, err := os.ReadFile(filepath.Join(dir, e.name))
+	if os.IsNotExist(err) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fsError(err, "reading vector entry "+e.name)
+	}
+	got, text, valid := decodeEntry(e.name, data)
+	if !valid || got.who != e.who {
+		return "", false, memory.Errorf(memory.ErrConflict, "vector entry %s does not match the index", e.name)
+	}
+	return text, true, nil
+}
+
+// writeFileSynced creates path exclusively, writes data and fsyncs it.
+func writeFileSynced(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir fsyncs a directory, making renames and removals in it durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// tempName returns a fresh name for a file in the temporary directory.
+func tempName() string {
+	var r [12]byte
+	_, _ = rand.Read(r[:])
+	return hex.EncodeToString(r[:])
+}
+
+// fsError classifies a file-system error: a missing file or directory is
+// memory.ErrNotFound, a refused one memory.ErrPermissionDenied, a full disk
+// memory.ErrTooLarge, and any other I/O failure memory.ErrClosed (the
+// storage is unusable for this call). The native error stays reachable
+// with errors.As.
+func fsError(err error, msg string) error {
+	var me *memory.Error
+	if err == nil || errors.As(err, &me) {
+		return err
+	}
+	kind := memory.ErrClosed
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		kind = memory.ErrNotFound
+	case errors.Is(err, fs.ErrPermission):
+		kind = memory.ErrPermissionDenied
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG):
+		kind = memory.ErrTooLarge
+	}
+	return memory.Wrap(kind, err, msg)
+}
