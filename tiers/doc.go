@@ -10,7 +10,18 @@
 //     is stored, keeping the last MaxEntries per agent and discarding
 //     entries older than TTL; the next step's Recall returns them as the
 //     "[Previous execution context]" block to prepend to the system prompt.
+//   - Vector ("vector"): at the end of each step a timestamped .txt entry
+//     is written into a directory (default /var/run/agent-memory, the PVC
+//     mount); the next step reads entries newest first until
+//     maxContextTokens is reached. Loading reads an append-only index
+//     backwards, so it costs the entries read, not the entries stored;
+//     ttl and maxEntries prune old entries by default. Search ranks the
+//     entries by term frequency for the vector-search tool (package
+//     tiers/vectortool).
 //   - None ("none"): explicitly stateless; nothing is loaded or saved.
+//
+// Spec is the spec.memory block that chooses among them (ParseSpec,
+// SpecFromAgent).
 //
 // The summary line and the block are exactly the document's:
 //
@@ -19,7 +30,7 @@
 //
 //	[Current task follows]
 //
-// All three implement StepMemory, the lifecycle an agent loop drives:
+// All four implement StepMemory, the lifecycle an agent loop drives:
 //
 //	rec, err := mem.Recall(ctx, id)            // step start
 //	prompt := tiers.Prepend(rec, systemPrompt)

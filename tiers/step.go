@@ -10,7 +10,8 @@ import (
 )
 
 // StepMemory is the lifecycle an agent loop calls: Recall at the start of
-// each step, Save at its end. Buffer, Summary and None implement it.
+// each step, Save at its end. Buffer, Summary, Vector and None implement
+// it.
 type StepMemory interface {
 	// Recall returns the context to prepend to the step's system prompt;
 	// its Text is empty when there is nothing to recall.
