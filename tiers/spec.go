@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/yaml"
+
 	"github.com/agentmem/memory"
 )
 
@@ -69,13 +71,55 @@ type PersistentStorage struct {
 // MaxSpecBytes is the largest spec.memory document ParseSpec reads.
 const MaxSpecBytes = 64 << 10
 
-// ParseSpec decodes a spec.memory block from JSON and validates it (see
-// Spec.Validate). Unknown fields are refused, naming the field, so a typo
-// such as maxEntry does not pass silently.
+// ParseSpec decodes a spec.memory block from YAML or JSON (JSON is YAML)
+// and validates it (see Spec.Validate). Unknown fields are refused, naming
+// the field, so a typo such as maxEntry does not pass silently. The input
+// is the block's own fields, as under `memory:` in an Agent; SpecFromAgent
+// reads a whole Agent manifest.
 func ParseSpec(data []byte) (Spec, error) {
 	if len(data) > MaxSpecBytes {
 		return Spec{}, memory.Errorf(memory.ErrTooLarge, "spec.memory is %d bytes, the limit is %d", len(data), MaxSpecBytes)
 	}
+	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		// JSON: decoded strictly, trailing data included.
+		return parseSpecJSON(data)
+	}
+	js, err := yaml.YAMLToJSONStrict(data) // a key given twice is an error
+	if err != nil {
+		return Spec{}, memory.Wrap(memory.ErrInvalidArgument, err, "spec.memory is not valid YAML or JSON")
+	}
+	return parseSpecJSON(js)
+}
+
+// SpecFromAgent reads spec.memory from a whole Agent manifest in YAML or
+// JSON (apiVersion, kind, metadata and the rest of spec are not checked
+// here). An Agent without spec.memory has the default buffer memory.
+func SpecFromAgent(manifest []byte) (Spec, error) {
+	if len(manifest) > MaxAgentBytes {
+		return Spec{}, memory.Errorf(memory.ErrTooLarge, "the Agent manifest is %d bytes, the limit is %d", len(manifest), MaxAgentBytes)
+	}
+	js, err := yaml.YAMLToJSONStrict(manifest)
+	if err != nil {
+		return Spec{}, memory.Wrap(memory.ErrInvalidArgument, err, "the Agent manifest is not valid YAML or JSON")
+	}
+	var agent struct {
+		Spec struct {
+			Memory json.RawMessage `json:"memory"`
+		} `json:"spec"`
+	}
+	if err := json.Unmarshal(js, &agent); err != nil {
+		return Spec{}, memory.Wrap(memory.ErrInvalidArgument, err, "the Agent manifest has no spec object")
+	}
+	if len(agent.Spec.Memory) == 0 || string(agent.Spec.Memory) == "null" {
+		return Spec{}, nil
+	}
+	return parseSpecJSON(agent.Spec.Memory)
+}
+
+// MaxAgentBytes is the largest Agent manifest SpecFromAgent reads.
+const MaxAgentBytes = 1 << 20
+
+func parseSpecJSON(data []byte) (Spec, error) {
 	var s Spec
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

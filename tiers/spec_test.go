@@ -65,6 +65,9 @@ func TestParseSpecErrors(t *testing.T) {
 		{`{"type": "vector", "persistentStorage": {"enabled": true, "volumeClaimRef": "My_PVC"}}`, memory.ErrInvalidArgument, []string{"persistentStorage.volumeClaimRef", `"My_PVC"`}},
 		{`{"type": "summary", "persistentStorage": {"enabled": true, "volumeClaimRef": "pvc"}}`, memory.ErrInvalidArgument, []string{"spec.memory.persistentStorage", "vector"}},
 		{`{"type": "buffer"} {"type": "none"}`, memory.ErrInvalidArgument, []string{"after the object"}},
+		{"type: summary\ntype: vector\n", memory.ErrInvalidArgument, []string{"already set"}},
+		{"type: [unclosed", memory.ErrInvalidArgument, []string{"YAML"}},
+		{"type: summary\nmaxEntries: ten\n", memory.ErrInvalidArgument, []string{"spec.memory.maxEntries", "an integer"}},
 		{`["buffer"]`, memory.ErrInvalidArgument, []string{"spec.memory"}},
 		{`{"type": "buffer"`, memory.ErrInvalidArgument, []string{"spec.memory"}},
 		{`{"backend": "` + strings.Repeat("x", MaxSpecBytes) + `"}`, memory.ErrTooLarge, []string{"limit"}},
@@ -82,7 +85,76 @@ func TestParseSpecErrors(t *testing.T) {
 	}
 }
 
+// The document's own spec.memory blocks, in YAML as it writes them.
+const (
+	docSummaryYAML = `type: summary
+maxEntries: 10        # keep the last 10 summaries
+ttl: 7d               # discard entries older than 7 days
+`
+	docVectorYAML = `type: vector
+maxContextTokens: 8000
+persistentStorage:
+  enabled: true
+  volumeClaimRef: my-agent-memory   # PVC must exist in the same namespace
+`
+	docAgentYAML = `apiVersion: purko.io/v1alpha1
+kind: Agent
+metadata:
+  name: knowledge-retriever
+  namespace: ai-agents
+spec:
+  type: retriever
+  role: knowledge-retriever
+  model:
+    provider: anthropic
+    name: claude-sonnet-4-6
+    temperature: 0.1
+  autonomyLevel: supervised
+  systemPrompt: |
+    You are a knowledge retrieval agent. Use vector-search to find
+    relevant past findings before answering. Always cite the
+    source entry from memory when referencing past data.
+  memory:
+    type: vector
+    maxContextTokens: 8000
+    persistentStorage:
+      enabled: true
+      volumeClaimRef: knowledge-retriever-memory
+  tools:
+    - name: vector-search
+      type: function
+    - name: list_resources
+      type: mcp
+`
+)
+
+func TestParseSpecYAML(t *testing.T) {
+	got, err := ParseSpec([]byte(docSummaryYAML))
+	if err != nil || got != (Spec{Type: TypeSummary, MaxEntries: 10, TTL: "7d"}) {
+		t.Errorf("the document's summary block = %+v, %v", got, err)
+	}
+	got, err = ParseSpec([]byte(docVectorYAML))
+	want := Spec{Type: TypeVector, MaxContextTokens: 8000, PersistentStorage: PersistentStorage{Enabled: true, VolumeClaimRef: "my-agent-memory"}}
+	if err != nil || got != want {
+		t.Errorf("the document's vector block = %+v, %v", got, err)
+	}
+	got, err = SpecFromAgent([]byte(docAgentYAML))
+	want.PersistentStorage.VolumeClaimRef = "knowledge-retriever-memory"
+	if err != nil || got != want {
+		t.Errorf("the document's Agent = %+v, %v; want %+v", got, err, want)
+	}
+	got, err = SpecFromAgent([]byte("kind: Agent\nspec:\n  role: writer\n"))
+	if err != nil || got.MemoryType() != TypeBuffer {
+		t.Errorf("an Agent without spec.memory = %+v, %v; want the buffer default", got, err)
+	}
+	if _, err := SpecFromAgent([]byte("spec:\n  memory:\n    type: vectr\n")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.type") {
+		t.Errorf("an Agent with a bad type = %v, want an error naming spec.memory.type", err)
+	}
+}
+
 func FuzzParseSpec(f *testing.F) {
+	f.Add([]byte(docSummaryYAML))
+	f.Add([]byte(docVectorYAML))
 	for _, s := range []string{`{"type":"summary","maxEntries":10,"ttl":"7d"}`, `{"type":"vector","persistentStorage":{"enabled":true,"volumeClaimRef":"a"}}`, `{}`, `{"ttl":"2w"}`} {
 		f.Add([]byte(s))
 	}

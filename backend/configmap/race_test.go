@@ -1,0 +1,152 @@
+package configmap_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/configmap"
+)
+
+// countingClient counts the lost races its ConfigMap writes report, so a
+// test can see that writers really conflicted, on the fake and on a real
+// API server alike.
+type countingClient struct {
+	typedcorev1.ConfigMapsGetter
+	races *atomic.Int64
+}
+
+// ConfigMaps returns the counting ConfigMap client of ns.
+func (c countingClient) ConfigMaps(ns string) typedcorev1.ConfigMapInterface {
+	return countingConfigMaps{c.ConfigMapsGetter.ConfigMaps(ns), c.races}
+}
+
+// countingConfigMaps counts Conflict and AlreadyExists errors.
+type countingConfigMaps struct {
+	typedcorev1.ConfigMapInterface
+	races *atomic.Int64
+}
+
+func (c countingConfigMaps) count(err error) error {
+	if apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err) {
+		c.races.Add(1)
+	}
+	return err
+}
+
+// Create counts a lost race.
+func (c countingConfigMaps) Create(ctx context.Context, cm *corev1.ConfigMap, opts metav1.CreateOptions) (*corev1.ConfigMap, error) {
+	out, err := c.ConfigMapInterface.Create(ctx, cm, opts)
+	return out, c.count(err)
+}
+
+// Update counts a lost race.
+func (c countingConfigMaps) Update(ctx context.Context, cm *corev1.ConfigMap, opts metav1.UpdateOptions) (*corev1.ConfigMap, error) {
+	out, err := c.ConfigMapInterface.Update(ctx, cm, opts)
+	return out, c.count(err)
+}
+
+// Delete counts a lost race.
+func (c countingConfigMaps) Delete(ctx context.Context, name string, opts metav1.DeleteOptions) error {
+	return c.count(c.ConfigMapInterface.Delete(ctx, name, opts))
+}
+
+// TestRacingWriters has two Drivers (two replicas of a controller) with
+// several goroutines each append summaries of one agent at once, starting
+// from no ConfigMap at all; every entry must be stored, and the writers
+// must really have raced (retries counted).
+func TestRacingWriters(t *testing.T) {
+	onClusters(t, func(t *testing.T, c *cluster) {
+		var races atomic.Int64
+		client := countingClient{c.client, &races}
+		var drivers []*configmap.Driver
+		for range 2 {
+			d, err := configmap.New(configmap.Options{Client: client, Namespace: c.ns})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = d.Close() })
+			drivers = append(drivers, d)
+		}
+		const workers, each = 3, 4
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make(chan error, 2*workers*each)
+		for di, d := range drivers {
+			for w := range workers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					for i := range each {
+						line := fmt.Sprintf("[nightly/scan] Task: scan %d.%d.%d | Result: ok", di, w, i)
+						r := memory.NewSummary(monitor, "nightly/scan", line, t0.Add(time.Duration(i)*time.Millisecond))
+						if err := d.Put(context.Background(), []memory.Record{r}); err != nil {
+							errs <- err
+						}
+					}
+				}()
+			}
+		}
+		close(start)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Errorf("a racing Put: %v", err)
+		}
+		got := mustList(t, drivers[0], scoped(t, monitor, memory.LevelAgent))
+		if len(got) != 2*workers*each {
+			t.Errorf("stored %d entries, want %d: entries were lost", len(got), 2*workers*each)
+		}
+		if lines := c.lines(t, "agent-memory-monitor"); len(lines) != 2*workers*each {
+			t.Errorf("the ConfigMap holds %d lines, want %d", len(lines), 2*workers*each)
+		}
+		t.Logf("%d lost races retried", races.Load())
+		if races.Load() == 0 {
+			t.Errorf("no writer lost a race: the test did not exercise the retries")
+		}
+		if c.reactor != nil && c.reactor.conflicts.Load() != races.Load() {
+			t.Errorf("the reactor reported %d races, the clients saw %d", c.reactor.conflicts.Load(), races.Load())
+		}
+	})
+}
+
+// TestConflictExhaustion checks that a writer that keeps losing the race
+// gives up after MaxAttempts attempts with memory.ErrConflict, having
+// stored nothing.
+func TestConflictExhaustion(t *testing.T) {
+	cs, _ := newFake()
+	cs.PrependReactor("update", "configmaps", alwaysConflict)
+	cs.PrependReactor("create", "configmaps", alwaysConflict)
+	d, err := configmap.New(configmap.Options{Client: cs.CoreV1(), Namespace: "ai-agents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var races atomic.Int64
+	d2, err := configmap.New(configmap.Options{Client: countingClient{cs.CoreV1(), &races}, Namespace: "ai-agents"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = d2.Put(context.Background(), []memory.Record{memory.NewSummary(monitor, "wf/s", "never stored", t0)})
+	wantErr(t, "Put against a ConfigMap that always changes", err, memory.ErrConflict)
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) {
+		t.Errorf("the error %v does not wrap the API's StatusError", err)
+	}
+	if races.Load() != configmap.MaxAttempts {
+		t.Errorf("%d attempts, want %d", races.Load(), configmap.MaxAttempts)
+	}
+	if got := mustList(t, d, scoped(t, monitor, memory.LevelAgent)); len(got) != 0 {
+		t.Errorf("stored %q", idsOf(got))
+	}
+}
