@@ -128,3 +128,35 @@ func TestReadmeTourInSync(t *testing.T) {
 		t.Errorf("the README's API tour and readmeTour in readme_test.go differ; make them equal")
 	}
 }
+
+// TestReadmeAgentInSync checks that the Agent YAML the README shows is the
+// manifest examples/kubernetes-agent runs by default, less its leading
+// comment.
+func TestReadmeAgentInSync(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	manifest, err := os.ReadFile("examples/kubernetes-agent/agent.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "The matching Agent (`examples/kubernetes-agent/agent.yaml`):\n\n```yaml\n")
+	if !ok {
+		t.Fatal("README.md has no Agent YAML block after \"The matching Agent\"")
+	}
+	shown, _, ok := strings.Cut(after, "```\n")
+	if !ok {
+		t.Fatal("the README's Agent YAML block is not closed")
+	}
+	var body []string
+	for _, line := range strings.SplitAfter(string(manifest), "\n") {
+		if len(body) == 0 && strings.HasPrefix(line, "#") {
+			continue
+		}
+		body = append(body, line)
+	}
+	if want := strings.Join(body, ""); shown != want {
+		t.Errorf("README.md shows an Agent that differs from examples/kubernetes-agent/agent.yaml:\n%s\nwant:\n%s", shown, want)
+	}
+}
