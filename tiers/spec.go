@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentmem/memory"
@@ -161,11 +161,6 @@ func jsonKind(goKind string) string {
 	return "an object"
 }
 
-// dns1123Label is a Kubernetes object name of the DNS-1123 subdomain form
-// that PVC names take: lower-case alphanumerics and '-' or '.', starting
-// and ending with an alphanumeric, at most 253 characters.
-var dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
 // Validate checks every field, naming the field and its allowed values in
 // the error (memory.ErrInvalidArgument).
 func (s Spec) Validate() error {
@@ -190,8 +185,11 @@ func (s Spec) Validate() error {
 		return bad("retentionPolicy", "%q is not a retention policy; use %q (the default)", s.RetentionPolicy, RetentionOldestFirst)
 	}
 	ps := s.PersistentStorage
-	if ref := ps.VolumeClaimRef; ref != "" && (len(ref) > 253 || !dns1123Subdomain.MatchString(ref)) {
-		return bad("persistentStorage.volumeClaimRef", "%q is not a valid PersistentVolumeClaim name (lower-case letters, digits, '-' and '.', at most 253 characters)", ref)
+	if ref := ps.VolumeClaimRef; ref != "" {
+		// PVC names are DNS-1123 subdomains, as Kubernetes validates them.
+		if msgs := validation.IsDNS1123Subdomain(ref); len(msgs) > 0 {
+			return bad("persistentStorage.volumeClaimRef", "%q is not a valid PersistentVolumeClaim name: %s", ref, strings.Join(msgs, "; "))
+		}
 	}
 	if ps.Enabled && ps.VolumeClaimRef == "" {
 		return bad("persistentStorage.volumeClaimRef", "persistentStorage.enabled is true, so the PVC to mount must be named")
