@@ -68,34 +68,40 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
-// stored epoch. It loads the cache, under the exclusive lock, when it is
-// not.
+// stored epoch, or loaded during this call from a snapshot at least as
+// new as the epoch the call began with. It loads the cache, under the
+// exclusive lock, when it is not current; it does not load again when
+// another process writes meanwhile, so writers elsewhere cannot keep a
+// search waiting.
 func (d *Driver) currentCache(ctx context.Context) error {
 	c := &d.vc
-	for {
-		c.mu.RLock()
-		epoch, err := storedEpoch(ctx, d.r)
-		if err != nil {
-			c.mu.RUnlock()
-			return fail(ctx, err, "sqlite: read the vector epoch")
-		}
-		if c.loaded && c.epoch == epoch {
-			return nil
-		}
+	c.mu.RLock()
+	epoch, err := storedEpoch(ctx, d.r)
+	if err != nil {
 		c.mu.RUnlock()
-		c.mu.Lock()
-		epoch, err = storedEpoch(ctx, d.r)
-		if err == nil && (!c.loaded || c.epoch != epoch) {
-			err = c.load(ctx, d.r)
-			if err == nil {
-				d.log.Debug("sqlite: loaded vectors for search", "epoch", c.epoch, "vectors", len(c.byID))
-			}
-		}
-		c.mu.Unlock()
-		if err != nil {
+		return fail(ctx, err, "sqlite: read the vector epoch")
+	}
+	if c.loaded && c.epoch == epoch {
+		return nil
+	}
+	c.mu.RUnlock()
+	c.mu.Lock()
+	if !c.loaded || c.epoch < epoch {
+		if err := c.load(ctx, d.r); err != nil {
+			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load vectors")
 		}
+		d.log.Debug("sqlite: loaded vectors for search", "epoch", c.epoch, "vectors", len(c.byID))
 	}
+	c.mu.Unlock()
+	c.mu.RLock()
+	if !c.loaded {
+		// A write that could not keep the cache current reset it in
+		// between; load it again.
+		c.mu.RUnlock()
+		return d.currentCache(ctx)
+	}
+	return nil
 }
 
 // search scores the cached vectors of the writers q's filter matches and
