@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"os/user"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -52,6 +51,7 @@ type Cluster struct {
 
 	dir    string
 	server *exec.Cmd
+	args   []string // the server's arguments as StartFrom gave them
 	exited chan error
 	log    *bytes.Buffer
 }
@@ -72,20 +72,7 @@ func BinDir() (string, error) {
 		}
 		return dir, nil
 	}
-	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
-		dir := strings.TrimSpace(string(out))
-		if hasServer(dir) {
-			return dir, nil
-		}
-	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
-	sort.Slice(dirs, func(i, j int) bool { return version(dirs[i]) > version(dirs[j]) })
-	for _, dir := range dirs {
-		if hasServer(dir) {
-			return dir, nil
-		}
-	}
-	return "", ErrUnavailable
+	return StockBinDir()
 }
 
 func version(binDir string) int {
@@ -102,11 +89,21 @@ func hasServer(dir string) bool {
 	return true
 }
 
-// Start initialises and starts a cluster. The context bounds start-up only.
+// Start initialises and starts a cluster from BinDir's binaries. The
+// context bounds start-up only.
 func Start(ctx context.Context) (*Cluster, error) {
 	bin, err := BinDir()
 	if err != nil {
 		return nil, err
+	}
+	return StartFrom(ctx, bin)
+}
+
+// StartFrom initialises and starts a cluster from the server binaries in
+// bin, as Start does from BinDir's. The context bounds start-up only.
+func StartFrom(ctx context.Context, bin string) (*Cluster, error) {
+	if !hasServer(bin) {
+		return nil, ErrUnavailable
 	}
 	sweepDead()
 	dir, err := os.MkdirTemp("", dirPrefix)
@@ -271,12 +268,24 @@ func (c *Cluster) Dir() string { return c.dir }
 // binaries it skips t, unless RequireEnv is set, when it fails t.
 func ForTest(t testing.TB) *Cluster {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := Start(ctx)
+	bin, err := BinDir()
+	return startForTest(t, bin, err)
+}
+
+// startForTest starts a cluster from bin for t, unless finding bin failed
+// with err: then it skips t for ErrUnavailable without RequireEnv, and
+// fails t otherwise.
+func startForTest(t testing.TB, bin string, err error) *Cluster {
+	t.Helper()
 	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
 		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
 	}
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c, err := StartFrom(ctx, bin)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

@@ -1,18 +1,14 @@
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -41,54 +37,14 @@ func StockBinDir() (string, error) {
 	return "", ErrUnavailable
 }
 
-// StartFrom initialises and starts a cluster from the server binaries in
-// bin, as Start does from BinDir's. The context bounds start-up only.
-func StartFrom(ctx context.Context, bin string) (*Cluster, error) {
-	if !hasServer(bin) {
-		return nil, ErrUnavailable
-	}
-	sweepDead()
-	dir, err := os.MkdirTemp("", dirPrefix)
-	if err != nil {
-		return nil, err
-	}
-	c := &Cluster{dir: dir, SocketDir: filepath.Join(dir, "sock"), log: &bytes.Buffer{}}
-	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := c.start(ctx, bin); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	return c, nil
-}
-
 // StockForTest starts a cluster from StockBinDir's binaries for t and
 // stops it when t ends. Without server binaries it skips t, unless
 // RequireEnv is set, when it fails t.
 func StockForTest(t testing.TB) *Cluster {
 	t.Helper()
 	bin, err := StockBinDir()
-	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
-		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
-	}
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c, err := StartFrom(ctx, bin)
-	if err != nil {
-		t.Fatalf("%v", err)
-	}
-	t.Cleanup(c.Stop)
-	return c
+	return startForTest(t, bin, err)
 }
-
-// startArgs holds, for each Cluster restarted, the server's arguments as
-// Start gave them.
-var startArgs sync.Map // *Cluster -> []string
 
 // Restart stops the server (fast shutdown, then a kill after 10 s) and
 // starts it again on the same data directory, socket and port, with the
@@ -108,8 +64,10 @@ func (c *Cluster) Restart(ctx context.Context, settings ...string) error {
 		_ = old.Process.Kill()
 		<-c.exited
 	}
-	base, _ := startArgs.LoadOrStore(c, slices.Clone(old.Args[1:]))
-	args := slices.Clone(base.([]string))
+	if c.args == nil {
+		c.args = slices.Clone(old.Args[1:])
+	}
+	args := slices.Clone(c.args)
 	for _, s := range settings {
 		args = append(args, "-c", s)
 	}
