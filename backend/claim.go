@@ -2,6 +2,9 @@ package backend
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -180,4 +183,31 @@ func checkQueue(q string) error {
 		return memory.Errorf(memory.ErrInvalidArgument, "queue name is not valid UTF-8 or contains a NUL byte")
 	}
 	return nil
+}
+
+// StaleLease returns the error of a lease that is no longer its item's
+// claim: memory.ErrConflict.
+func StaleLease(l Lease) error {
+	return memory.Errorf(memory.ErrConflict, "work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
+}
+
+// LeaseEnd reads the clock and returns now and the end of a lease of the
+// given duration taken now, both in unix nanoseconds; a lease ending after
+// the year 2262 is memory.ErrInvalidArgument.
+func (c Clock) LeaseEnd(lease time.Duration) (now, until int64, err error) {
+	now, err = c.Nanos()
+	if err != nil {
+		return 0, 0, err
+	}
+	if now > math.MaxInt64-int64(lease) {
+		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
+	}
+	return now, now + int64(lease), nil
+}
+
+// NewLeaseToken returns a fresh claim token: 128 random bits in hex.
+func NewLeaseToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
+	return hex.EncodeToString(b[:])
 }

@@ -3,9 +3,6 @@ package inmem
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"math"
 	"slices"
 	"sync"
 	"time"
@@ -165,7 +162,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 	}
 	var out []backend.Lease
 	err := d.queues(func(s *workState) error {
-		now, until, err := leaseEnd(d.clock, lease)
+		now, until, err := d.clock.LeaseEnd(lease)
 		if err != nil {
 			return err
 		}
@@ -180,7 +177,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 			if it.done || !it.claimable(now) {
 				continue
 			}
-			it.token, it.until = newToken(), until
+			it.token, it.until = backend.NewLeaseToken(), until
 			it.attempts++
 			out = append(out, it.lease())
 		}
@@ -199,7 +196,7 @@ func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration
 	}
 	var out backend.Lease
 	err := d.queues(func(s *workState) error {
-		_, until, err := leaseEnd(d.clock, lease)
+		_, until, err := d.clock.LeaseEnd(lease)
 		if err != nil {
 			return err
 		}
@@ -257,30 +254,5 @@ func (s *workState) current(l backend.Lease) (*workQueue, *workItem, error) {
 			return q, it, nil
 		}
 	}
-	return nil, nil, staleLease(l)
-}
-
-// staleLease is the error of a lease that is no longer its item's claim.
-func staleLease(l backend.Lease) error {
-	return memory.Errorf(memory.ErrConflict, "work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
-}
-
-// leaseEnd reads the clock and returns now and the end of a lease taken
-// now, both in unix nanoseconds.
-func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
-	now, err = clock.Nanos()
-	if err != nil {
-		return 0, 0, err
-	}
-	if now > math.MaxInt64-int64(lease) {
-		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
-	}
-	return now, now + int64(lease), nil
-}
-
-// newToken returns a fresh claim token: 128 random bits in hex.
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
+	return nil, nil, backend.StaleLease(l)
 }

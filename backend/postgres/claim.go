@@ -3,19 +3,16 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"math"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/lib/pq"
 
-	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 var _ backend.Claimer = (*Driver)(nil)
@@ -179,7 +176,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
 	tokens := make(pq.StringArray, n)
 	for i := range tokens {
-		tokens[i] = newToken()
+		tokens[i] = backend.NewLeaseToken()
 	}
 	tx, err := d.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -191,7 +188,7 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 	}
 	// The clock is read as late as possible, so the round trips before
 	// the claim shorten its lease as little as they can.
-	now, until, err := leaseEnd(d.clock, lease)
+	now, until, err := d.clock.LeaseEnd(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +199,7 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 	defer rows.Close()
 	var out []backend.Lease
 	for rows.Next() {
-		l, err := scanLease(rows)
+		l, err := sqldriver.ScanLease(rows)
 		if err != nil {
 			return nil, fail(ctx, err, "postgres: claim work")
 		}
@@ -229,13 +226,13 @@ func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration
 		return backend.Lease{}, err
 	}
 	defer d.mu.RUnlock()
-	_, until, err := leaseEnd(d.clock, lease)
+	_, until, err := d.clock.LeaseEnd(lease)
 	if err != nil {
 		return backend.Lease{}, err
 	}
-	out, err := scanLease(d.db.QueryRowxContext(ctx, renewSQL, until, l.Queue, l.ID, l.Token))
+	out, err := sqldriver.ScanLease(d.db.QueryRowxContext(ctx, renewSQL, until, l.Queue, l.ID, l.Token))
 	if errors.Is(err, sql.ErrNoRows) {
-		return backend.Lease{}, staleLease(l)
+		return backend.Lease{}, backend.StaleLease(l)
 	}
 	if err != nil {
 		return backend.Lease{}, fail(ctx, err, "postgres: renew claim")
@@ -277,48 +274,7 @@ func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string
 		return fail(ctx, err, what)
 	}
 	if n != 1 {
-		return staleLease(l)
+		return backend.StaleLease(l)
 	}
 	return nil
-}
-
-// scanLease reads one row of leaseColumns.
-func scanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
-	var (
-		l              backend.Lease
-		created, until int64
-		id             = &l.Identity
-	)
-	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
-		return backend.Lease{}, err
-	}
-	l.Created = time.Unix(0, created).UTC()
-	l.Expires = time.Unix(0, until).UTC()
-	return l, nil
-}
-
-// staleLease is the error of a lease that is no longer its item's claim.
-func staleLease(l backend.Lease) error {
-	return memory.Errorf(memory.ErrConflict, "postgres: work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
-}
-
-// leaseEnd reads the clock and returns now and the end of a lease taken
-// now, both in unix nanoseconds.
-func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
-	now, err = clock.Nanos()
-	if err != nil {
-		return 0, 0, err
-	}
-	if now > math.MaxInt64-int64(lease) {
-		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "postgres: a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
-	}
-	return now, now + int64(lease), nil
-}
-
-// newToken returns a fresh claim token: 128 random bits in hex.
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
 }

@@ -2,18 +2,15 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"errors"
-	"math"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 var _ backend.Claimer = (*Driver)(nil)
@@ -165,7 +162,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 		return nil, err
 	}
 	defer d.mu.RUnlock()
-	now, _, err := leaseEnd(d.clock, lease)
+	now, _, err := d.clock.LeaseEnd(lease)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +178,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 		bg := context.WithoutCancel(ctx)
 		// The clock is read again now that the write lock is held, so
 		// waiting for it shortens no lease.
-		now, until, err := leaseEnd(d.clock, lease)
+		now, until, err := d.clock.LeaseEnd(lease)
 		if err != nil {
 			return err
 		}
@@ -194,7 +191,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			l, err := scanLease(conn.QueryRowxContext(bg, leaseSQL, newToken(), until, rowid))
+			l, err := sqldriver.ScanLease(conn.QueryRowxContext(bg, leaseSQL, backend.NewLeaseToken(), until, rowid))
 			if err != nil {
 				return fail(ctx, err, "sqlite: claim work")
 			}
@@ -226,13 +223,13 @@ func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration
 	defer d.mu.RUnlock()
 	var out backend.Lease
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
-		_, until, err := leaseEnd(d.clock, lease)
+		_, until, err := d.clock.LeaseEnd(lease)
 		if err != nil {
 			return err
 		}
-		out, err = scanLease(conn.QueryRowxContext(context.WithoutCancel(ctx), renewSQL, until, l.Queue, l.ID, l.Token))
+		out, err = sqldriver.ScanLease(conn.QueryRowxContext(context.WithoutCancel(ctx), renewSQL, until, l.Queue, l.ID, l.Token))
 		if errors.Is(err, sql.ErrNoRows) {
-			return staleLease(l)
+			return backend.StaleLease(l)
 		}
 		return fail(ctx, err, "sqlite: renew claim")
 	})
@@ -277,49 +274,8 @@ func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string
 			return fail(ctx, err, what)
 		}
 		if n != 1 {
-			return staleLease(l)
+			return backend.StaleLease(l)
 		}
 		return nil
 	})
-}
-
-// scanLease reads one row of leaseColumns.
-func scanLease(row *sqlx.Row) (backend.Lease, error) {
-	var (
-		l              backend.Lease
-		created, until int64
-		id             = &l.Identity
-	)
-	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
-		return backend.Lease{}, err
-	}
-	l.Created = time.Unix(0, created).UTC()
-	l.Expires = time.Unix(0, until).UTC()
-	return l, nil
-}
-
-// staleLease is the error of a lease that is no longer its item's claim.
-func staleLease(l backend.Lease) error {
-	return memory.Errorf(memory.ErrConflict, "sqlite: work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
-}
-
-// leaseEnd reads the clock and returns now and the end of a lease taken
-// now, both in unix nanoseconds.
-func leaseEnd(clock backend.Clock, lease time.Duration) (now, until int64, err error) {
-	now, err = clock.Nanos()
-	if err != nil {
-		return 0, 0, err
-	}
-	if now > math.MaxInt64-int64(lease) {
-		return 0, 0, memory.Errorf(memory.ErrInvalidArgument, "sqlite: a lease of %s from %s ends after the year 2262", lease, time.Unix(0, now).UTC())
-	}
-	return now, now + int64(lease), nil
-}
-
-// newToken returns a fresh claim token: 128 random bits in hex.
-func newToken() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	return hex.EncodeToString(b[:])
 }

@@ -6,8 +6,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
 )
 
 // Classifier maps a native error to the memory sentinel that describes it.
@@ -61,4 +63,23 @@ func Collect(rows *sql.Rows, limit int, scan func(*sql.Rows) (memory.Record, err
 		return nil, nil
 	}
 	return out, nil
+}
+
+// ScanLease reads one row of a work queue's lease columns, in this order:
+// queue, id, tenant_id, user_id, agent_id, instance_id, squad_id,
+// session_id, created, payload, token, lease_until, attempts (times in
+// unix nanoseconds).
+func ScanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
+	var (
+		l              backend.Lease
+		created, until int64
+		id             = &l.Identity
+	)
+	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
+		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
+		return backend.Lease{}, err
+	}
+	l.Created = time.Unix(0, created).UTC()
+	l.Expires = time.Unix(0, until).UTC()
+	return l, nil
 }
