@@ -94,7 +94,8 @@ func NewDocument(id Identity, key, memoryType, json string, now time.Time) Recor
 }
 
 // Validate checks a record against the limits and formats every driver
-// enforces. It reports ErrInvalidArgument or ErrTooLarge.
+// enforces; a document's Content must pass CheckJSON. It reports
+// ErrInvalidArgument or ErrTooLarge.
 func (r Record) Validate() error {
 	switch {
 	case r.ID == "":
@@ -119,6 +120,12 @@ func (r Record) Validate() error {
 	}
 	if err := checkText("content", r.ID, r.Content, MaxContentBytes); err != nil {
 		return err
+	}
+	if r.Kind == KindDocument {
+		if err := CheckJSON(r.Content); err != nil {
+			e := err.(*Error)
+			return Errorf(e.Kind, "record %s: %s", r.ID, e.Msg)
+		}
 	}
 	if err := checkText("key", r.ID, r.Key, MaxKeyBytes); err != nil {
 		return err

@@ -16,7 +16,9 @@
 // lifecycle (Close, cancelled contexts), input validation, all-or-nothing
 // batches, round trips of every Record field, upserts and conflicts.
 //
-// The subtests, in order: RoundTrip, Upsert, DeterministicIDs, Ordering,
+// The subtests, in order: RoundTrip, Upsert, DocumentJSON (a document's
+// JSON comes back byte for byte: white space, key order, duplicate keys,
+// number spellings and escapes), DeterministicIDs, Ordering,
 // Isolation (the model-based check: hundreds of random identities, every
 // caller at every level under several postures, compared in order with a
 // reference model written from the origin documents), ListNarrowing,
@@ -131,6 +133,7 @@ type check struct {
 var checks = []check{
 	{"RoundTrip", checkRoundTrip},
 	{"Upsert", checkUpsert},
+	{"DocumentJSON", checkDocumentJSON},
 	{"DeterministicIDs", checkDeterministicIDs},
 	{"Ordering", checkOrdering},
 	{"Isolation", checkIsolation},

@@ -18,7 +18,8 @@ type badRecord struct {
 }
 
 // badRecords lists invalid records: every limit exceeded by one byte or
-// entry, and every malformed text.
+// entry, every malformed text, and documents whose Content is not JSON
+// every driver can store.
 func badRecords() []badRecord {
 	inv, big := memory.ErrInvalidArgument, memory.ErrTooLarge
 	cases := []badRecord{
@@ -47,6 +48,27 @@ func badRecords() []badRecord {
 			r.Metadata = map[string]string{"k": strings.Repeat("v", memory.MaxMetadataBytes)}
 		}, big},
 	}
+	// A document's Content is one JSON value that PostgreSQL's jsonb can
+	// hold (memory.CheckJSON).
+	for _, c := range []struct{ name, content string }{
+		{"text that is not JSON", "ok"},
+		{"empty content", ""},
+		{"invalid JSON", `{"a":1,}`},
+		{"truncated JSON", `{"a":[1,2`},
+		{"two JSON values", `{} {}`},
+		{"the escape \\u0000", `{"a":"x\u0000y"}`},
+		{"a lone high surrogate escape", `"\ud800"`},
+		{"a high surrogate escape before another escape", `["\ud83d\u0041"]`},
+		{"a lone low surrogate escape", `{"\ude00":1}`},
+		{"invalid UTF-8 in a string", "\"\xff\""},
+	} {
+		cases = append(cases, badRecord{"document holding " + c.name, func(r *memory.Record) {
+			r.Kind, r.Key, r.Content = memory.KindDocument, "k", c.content
+		}, inv})
+	}
+	cases = append(cases, badRecord{"document over memory.MaxDocumentBytes", func(r *memory.Record) {
+		r.Kind, r.Key, r.Content = memory.KindDocument, "k", `"`+strings.Repeat("a", memory.MaxDocumentBytes-1)+`"`
+	}, big})
 	for _, f := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
 		for _, v := range []struct{ name, value string }{
 			{"not UTF-8", "al\xffice"},
@@ -106,13 +128,16 @@ func checkBadRecords(r reporter, e *env) {
 		Identity: edge,
 		Label:    strings.Repeat("l", memory.MaxLabelBytes),
 		Key:      strings.Repeat("ключ", memory.MaxKeyBytes/len("ключ")),
-		Content:  strings.Repeat("é", memory.MaxContentBytes/2),
+		// A JSON string of exactly MaxDocumentBytes: the quotes and
+		// two-byte runes.
+		Content:  `"` + strings.Repeat("é", (memory.MaxDocumentBytes-2)/2) + `"`,
 		Metadata: metadataEntries(memory.MaxMetadataEntries),
 		Created:  t0,
 		Tokens:   1 << 20,
 	}
+	// Only documents hold JSON: a fact's content is any text.
 	heavy := memory.Record{
-		ID: "heavy-metadata", Kind: memory.KindFact, Identity: edge, Content: "x", Created: t0,
+		ID: "heavy-metadata", Kind: memory.KindFact, Identity: edge, Content: `{"not JSON": "\u0000\ud800`, Created: t0,
 		Metadata: map[string]string{"k": strings.Repeat("v", memory.MaxMetadataBytes-1)},
 	}
 	if len(long.Key) != memory.MaxKeyBytes || len(long.Content) != memory.MaxContentBytes || len(long.ID) != memory.MaxIDBytes {

@@ -116,7 +116,7 @@ func checkForgetLarge(r reporter, e *env) {
 			Kind:     memory.Kinds[i%len(memory.Kinds)],
 			Identity: target,
 			Key:      fmt.Sprintf("k%d", i%7),
-			Content:  "x",
+			Content:  contentFor(memory.Kinds[i%len(memory.Kinds)], "x"),
 			Created:  t0.Add(-time.Duration(i) * time.Microsecond),
 		}
 		if i%101 == 0 {
@@ -187,8 +187,8 @@ func checkDeleteNarrowing(r reporter, e *env) {
 	for i, k := range []memory.Kind{memory.KindTurn, memory.KindSummary, memory.KindFact, memory.KindDocument} {
 		for j, key := range []string{"", "k", "K", "k2"} {
 			recs = append(recs,
-				memory.Record{ID: fmt.Sprintf("me-%d-%d", i, j), Kind: k, Identity: me, Key: key, Content: "mine", Created: at(i*4 + j)},
-				memory.Record{ID: fmt.Sprintf("ot-%d-%d", i, j), Kind: k, Identity: other, Key: key, Content: "theirs", Created: at(i*4 + j)},
+				memory.Record{ID: fmt.Sprintf("me-%d-%d", i, j), Kind: k, Identity: me, Key: key, Content: contentFor(k, "mine"), Created: at(i*4 + j)},
+				memory.Record{ID: fmt.Sprintf("ot-%d-%d", i, j), Kind: k, Identity: other, Key: key, Content: contentFor(k, "theirs"), Created: at(i*4 + j)},
 			)
 		}
 	}

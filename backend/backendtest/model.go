@@ -163,7 +163,8 @@ func genDataset(rng *rand.Rand, tag string, nWriters, nProbes int) *dataset {
 }
 
 // randomRecord returns a valid record written by w. Content and labels
-// reuse identity values so a driver that matches on the wrong column leaks.
+// reuse identity values so a driver that matches on the wrong column leaks;
+// a document holds its content as a JSON string.
 func randomRecord(rng *rand.Rand, w memory.Identity, id string) memory.Record {
 	rec := memory.Record{
 		ID:       id,
@@ -176,6 +177,7 @@ func randomRecord(rng *rand.Rand, w memory.Identity, id string) memory.Record {
 		Created: t0.Add(-time.Duration(rng.IntN(90))*time.Second + time.Duration(pick(rng, []int{0, 0, 0, 1, 999}))),
 		Tokens:  rng.IntN(100),
 	}
+	rec.Content = contentFor(rec.Kind, rec.Content)
 	if rng.IntN(3) > 0 {
 		rec.Metadata = map[string]string{"source": pick(rng, sharedPool)}
 	}

@@ -16,6 +16,7 @@ import (
 func checkRoundTrip(r reporter, e *env) {
 	d, _ := e.open(r)
 	zone := time.FixedZone("UTC+0545", 5*3600+45*60)
+	// A document holds JSON: awkward text inside a string, white space after it.
 	full := memory.Record{
 		ID:   "rt-ü-1",
 		Kind: memory.KindDocument,
@@ -25,7 +26,7 @@ func checkRoundTrip(r reporter, e *env) {
 		},
 		Label:   "working",
 		Key:     "live_chat_vendors/ключ",
-		Content: "{\"vendors\":[\"Intercom\",\"Tidio\"],\"note\":\"naïve café — 日本語 🦊\"}\n\ttab 'single' \"double\" \\ back %_* \r\n  ",
+		Content: "{\"vendors\":[\"Intercom\",\"Tidio\"],\"note\":\"naïve café — 日本語 🦊\\n\\ttab 'single' \\\"double\\\" \\\\ back %_* \"}\n\t \r\n  ",
 		Metadata: map[string]string{
 			"source": "wf/step-1", "ключ": "значение", "empty": "", "quote": "'\"%_*\\", "emoji": "🦊",
 		},
@@ -79,9 +80,9 @@ func checkUpsert(r reporter, e *env) {
 	d, _ := e.open(r)
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "up", User: "u", Session: "s"}
-	orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "working", Content: "v1", Metadata: map[string]string{"a": "1"}, Created: t0, Tokens: 1}
+	orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "working", Content: jsonString("v1"), Metadata: map[string]string{"a": "1"}, Created: t0, Tokens: 1}
 	mustPut(r, d, "original", []memory.Record{orig})
-	upd := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "domain", Content: "v2", Metadata: map[string]string{"b": "2"},
+	upd := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "domain", Content: jsonString("v2"), Metadata: map[string]string{"b": "2"},
 		Created: t0.Add(time.Second), Expires: t0.Add(time.Hour), Tokens: 2}
 	mustPut(r, d, "replacement", []memory.Record{upd})
 	sameRecords(r, "after a replacement", mustList(r, d, "List", tenantQuery("up")), []memory.Record{upd})
@@ -97,7 +98,7 @@ func checkUpsert(r reporter, e *env) {
 	for i, o := range others {
 		clash := upd
 		clash.Identity = o
-		clash.Content = "hijacked"
+		clash.Content = jsonString("hijacked")
 		fresh := memory.Record{ID: fmt.Sprintf("fresh-%d", i), Kind: memory.KindFact, Identity: o, Content: "new", Created: t0}
 		for _, batch := range [][]memory.Record{{clash}, {fresh, clash}, {clash, fresh}} {
 			what := fmt.Sprintf("Put of %d records reusing id %q with identity %+v", len(batch), clash.ID, o)
@@ -112,7 +113,7 @@ func checkUpsert(r reporter, e *env) {
 	}
 	// A record may replace itself any number of times.
 	for i := range 3 {
-		upd.Content = fmt.Sprintf("v%d", 3+i)
+		upd.Content = jsonString(fmt.Sprintf("v%d", 3+i))
 		mustPut(r, d, "replacement", []memory.Record{upd})
 	}
 	sameRecords(r, "after more replacements", mustList(r, d, "List", tenantQuery("up")), []memory.Record{upd})

@@ -33,7 +33,7 @@ func checkVersions(r reporter, e *env) {
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "versions", User: "u", Session: "s"}
 	rec := func(rid, content string) memory.Record {
-		return memory.Record{ID: rid, Kind: memory.KindDocument, Identity: id, Key: rid, Content: content, Created: t0, Version: 99}
+		return memory.Record{ID: rid, Kind: memory.KindDocument, Identity: id, Key: rid, Content: jsonString(content), Created: t0, Version: 99}
 	}
 	mustPut(r, d, "new records", []memory.Record{rec("v-1", "a"), rec("v-2", "a")})
 	for _, rid := range []string{"v-1", "v-2"} {
@@ -44,8 +44,8 @@ func checkVersions(r reporter, e *env) {
 	mustPut(r, d, "replace v-1", []memory.Record{rec("v-1", "b")})
 	mustPut(r, d, "replace v-1 twice in one batch", []memory.Record{rec("v-1", "c"), rec("v-1", "d")})
 	got, _ := getOne(r, d, id.Tenant, "v-1")
-	if got.Version != 4 || got.Content != "d" {
-		r.Errorf("after three more writes v-1 is version %d with content %q, want version 4 with %q", got.Version, got.Content, "d")
+	if got.Version != 4 || got.Content != jsonString("d") {
+		r.Errorf("after three more writes v-1 is version %d with content %s, want version 4 with %s", got.Version, got.Content, jsonString("d"))
 	}
 	// The batch's first v-1 was replaced, not kept beside the second.
 	all := mustList(r, d, "the tenant's records", tenantQuery(id.Tenant))
@@ -95,8 +95,10 @@ func checkSwap(r reporter, e *env) {
 	}
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "swap", User: "u", Agent: "a"}
-	doc := func(content string) memory.Record {
-		return memory.Record{ID: "doc", Kind: memory.KindDocument, Identity: id, Key: "counter", Label: "working", Content: content, Created: t0}
+	// doc returns the document holding text as a JSON string; the
+	// checks name that text.
+	doc := func(text string) memory.Record {
+		return memory.Record{ID: "doc", Kind: memory.KindDocument, Identity: id, Key: "counter", Label: "working", Content: jsonString(text), Created: t0}
 	}
 	swap := func(what string, rec memory.Record, expect, want int64) {
 		r.Helper()
@@ -113,8 +115,8 @@ func checkSwap(r reporter, e *env) {
 			r.Errorf("%s: Swap stored version %d", what, v)
 		}
 		got, found := getOne(r, d, id.Tenant, "doc")
-		if stored == "" && found || stored != "" && (got.Content != stored || got.Version != version) {
-			r.Errorf("%s: afterwards the store holds %q at version %d (found %v), want %q at version %d", what, got.Content, got.Version, found, stored, version)
+		if stored == "" && found || stored != "" && (got.Content != jsonString(stored) || got.Version != version) {
+			r.Errorf("%s: afterwards the store holds %s at version %d (found %v), want %s at version %d", what, got.Content, got.Version, found, jsonString(stored), version)
 		}
 	}
 
@@ -140,22 +142,25 @@ func checkSwap(r reporter, e *env) {
 	bad := doc("bad")
 	bad.Content = "\xff"
 	refused("Swap of an invalid record", bad, 4, memory.ErrInvalidArgument, "v4", 4)
+	notJSON := doc("not JSON")
+	notJSON.Content = `{"unclosed":`
+	refused("Swap of a document that is not JSON", notJSON, 4, memory.ErrInvalidArgument, "v4", 4)
 	refused("Swap with a negative version", doc("neg"), -1, memory.ErrInvalidArgument, "v4", 4)
 
 	// An expired record is not live: version 0 replaces it, and the
 	// version still counts up from the expired one.
-	exp := memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: "old", Created: t0, Expires: t0.Add(time.Minute)}
+	exp := memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: jsonString("old"), Created: t0, Expires: t0.Add(time.Minute)}
 	mustPut(r, d, "record that will expire", []memory.Record{exp})
 	clk.Advance(time.Minute)
-	if _, err := sw.Swap(ctx, memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: "stale view", Created: t0}, 1); !wantErr(r, "Swap expecting the expired record's version", err, memory.ErrConflict) {
+	if _, err := sw.Swap(ctx, memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: jsonString("stale view"), Created: t0}, 1); !wantErr(r, "Swap expecting the expired record's version", err, memory.ErrConflict) {
 		r.Errorf("an expired record is not live; only version 0 may replace it")
 	}
-	v, err := sw.Swap(ctx, memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: "new", Created: t0.Add(time.Minute)}, 0)
+	v, err := sw.Swap(ctx, memory.Record{ID: "exp", Kind: memory.KindDocument, Identity: id, Key: "e", Content: jsonString("new"), Created: t0.Add(time.Minute)}, 0)
 	if noErr(r, "Swap with version 0 over an expired record", err) && v != 2 {
 		r.Errorf("Swap over an expired version 1 stored version %d, want 2 (versions of an id never repeat)", v)
 	}
-	if got, _ := getOne(r, d, id.Tenant, "exp"); got.Content != "new" || got.Version != 2 {
-		r.Errorf("after replacing the expired record the store holds %q at version %d, want %q at 2", got.Content, got.Version, "new")
+	if got, _ := getOne(r, d, id.Tenant, "exp"); got.Content != jsonString("new") || got.Version != 2 {
+		r.Errorf("after replacing the expired record the store holds %s at version %d, want %s at 2", got.Content, got.Version, jsonString("new"))
 	}
 
 	cancelled, cancel := context.WithCancel(ctx)
@@ -163,8 +168,8 @@ func checkSwap(r reporter, e *env) {
 	if _, err := sw.Swap(cancelled, doc("cancelled"), 4); err != context.Canceled {
 		r.Errorf("Swap with a cancelled context: got %v, want context.Canceled unchanged", err)
 	}
-	if got, _ := getOne(r, d, id.Tenant, "doc"); got.Content != "v4" {
-		r.Errorf("a cancelled Swap changed the record to %q", got.Content)
+	if got, _ := getOne(r, d, id.Tenant, "doc"); got.Content != jsonString("v4") {
+		r.Errorf("a cancelled Swap changed the record to %s", got.Content)
 	}
 	noErr(r, "Close", d.Close())
 	_, err = sw.Swap(ctx, doc("closed"), 4)
@@ -194,7 +199,7 @@ func checkSwapRace(r reporter, e *env) {
 	}
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "swap-race", User: "u"}
-	counter := func(n int) memory.Record {
+	counter := func(n int) memory.Record { // a JSON number, as a document must hold JSON
 		return memory.Record{ID: "counter", Kind: memory.KindDocument, Identity: id, Key: "counter", Content: strconv.Itoa(n), Created: t0}
 	}
 	if _, err := sw.Swap(ctx, counter(0), 0); err != nil {

@@ -115,9 +115,10 @@ func checkVectorSearch(r reporter, e *env) {
 		}
 		rec := memory.Record{
 			ID: fmt.Sprintf("vs-%04d", i), Kind: kinds[rnd.IntN(len(kinds))], Identity: id,
-			Key: fmt.Sprintf("k%d", rnd.IntN(4)), Content: fmt.Sprintf("record %d", i),
+			Key:     fmt.Sprintf("k%d", rnd.IntN(4)),
 			Created: t0.Add(time.Duration(rnd.IntN(300)) * time.Second),
 		}
+		rec.Content = contentFor(rec.Kind, fmt.Sprintf("record %d", i))
 		if rnd.IntN(10) > 0 { // a tenth carry no vector
 			rec.Vector = randomVector(rnd, dims)
 		}

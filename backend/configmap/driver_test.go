@@ -172,7 +172,7 @@ func TestRoundTrip(t *testing.T) {
 			ID: "rt-ü-1", Kind: memory.KindDocument,
 			Identity: memory.Identity{Tenant: "tenant-ü", User: "用户", Agent: "kaos://agent/ns/monitor", Instance: "inst-🦊", Squad: "squad é", Session: "run-Ω"},
 			Label:    "working", Key: "live_chat_vendors/ключ",
-			Content:  "{\"note\":\"naïve café 🦊\"}\n\ttab 'single' \"double\" \\ %_*\r\n  ",
+			Content:  "{\"note\":\"naïve café 🦊\\n\\ttab 'single' \\\"double\\\" \\\\ %_*\"}\r\n\t  ",
 			Metadata: map[string]string{"source": "wf/step-1", "ключ": "значение", "empty": ""},
 			Created:  time.Date(2025, 1, 2, 3, 4, 5, 123456789, zone),
 			Expires:  time.Date(2031, 6, 7, 8, 9, 10, 987654321, time.UTC),
@@ -203,7 +203,7 @@ func TestRoundTrip(t *testing.T) {
 func TestConflicts(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: monitor, Key: "k", Content: "v1", Created: t0}
+		orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: monitor, Key: "k", Content: `"v1"`, Created: t0}
 		mustPut(t, d, orig)
 		for _, o := range []memory.Identity{
 			{Tenant: "acme", User: "bob", Agent: monitor.Agent, Session: "run-1"},
@@ -212,13 +212,13 @@ func TestConflicts(t *testing.T) {
 			{Tenant: "acme", User: "alice", Agent: "kaos://agent/ai-agents/reviewer", Session: "run-1"},
 		} {
 			clash := orig
-			clash.Identity, clash.Content = o, "hijacked"
+			clash.Identity, clash.Content = o, `"hijacked"`
 			fresh := memory.Record{ID: "fresh", Kind: memory.KindFact, Identity: o, Content: "new", Created: t0}
 			wantErr(t, fmt.Sprintf("Put of %q as %+v", clash.ID, o), d.Put(context.Background(), []memory.Record{fresh, clash}), memory.ErrConflict)
 		}
 		store := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
 		got := mustList(t, d, store)
-		if len(got) != 1 || got[0].Content != "v1" {
+		if len(got) != 1 || got[0].Content != `"v1"` {
 			t.Errorf("after the conflicts: %+v", got)
 		}
 		if got := mustList(t, d, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}}); len(got) != 0 {

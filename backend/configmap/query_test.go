@@ -2,6 +2,7 @@ package configmap_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -38,8 +39,12 @@ func population(rng *rand.Rand) ([]memory.Identity, [][]memory.Record) {
 				Kind:     memory.Kinds[rng.IntN(len(memory.Kinds))],
 				Identity: id,
 				Key:      []string{"", "k", "K", "wf/step"}[rng.IntN(4)],
-				Content:  "content " + id.User,
 				Created:  t0.Add(-time.Duration(rng.IntN(20)) * time.Second),
+			}
+			r.Content = "content " + id.User
+			if r.Kind == memory.KindDocument { // a document holds JSON
+				b, _ := json.Marshal(r.Content) // a string always encodes
+				r.Content = string(b)
 			}
 			if rng.IntN(5) == 0 {
 				r.Expires = t0.Add(time.Duration(1+rng.IntN(3)) * time.Hour)

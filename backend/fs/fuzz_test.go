@@ -14,7 +14,7 @@ import (
 // every field set, and a batch of tombstones.
 func validFrames() [][]byte {
 	who := memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "q", Session: "s"}
-	r := memory.Record{ID: "id-1", Kind: memory.KindDocument, Identity: who, Label: "l", Key: "k", Content: "content",
+	r := memory.Record{ID: "id-1", Kind: memory.KindDocument, Identity: who, Label: "l", Key: "k", Content: `{"content":true}`,
 		Metadata: map[string]string{"a": "1", "b": "2"}, Created: time.Unix(1, 2), Expires: time.Unix(3, 4),
 		Tokens: 7, Vector: []float32{1, -2, 0.5}}
 	put := newEncoder(opPut, 2)
@@ -116,7 +116,7 @@ func TestPayloadRoundTrip(t *testing.T) {
 	e := op.puts[0].e
 	e.w = &writer{id: op.puts[0].who}
 	got := e.record()
-	if got.ID != "id-1" || got.Version != 3 || got.Tokens != 7 || got.Content != "content" || got.Metadata["b"] != "2" ||
+	if got.ID != "id-1" || got.Version != 3 || got.Tokens != 7 || got.Content != `{"content":true}` || got.Metadata["b"] != "2" ||
 		!got.Created.Equal(time.Unix(1, 2)) || !got.Expires.Equal(time.Unix(3, 4)) || len(got.Vector) != 3 || got.Vector[1] != -2 ||
 		got.Identity.Squad != "q" || got.Key != "k" || got.Label != "l" || got.Kind != memory.KindDocument {
 		t.Fatalf("round trip changed the record: %+v", got)

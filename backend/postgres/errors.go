@@ -42,6 +42,9 @@ func kindOf(err error) error {
 		"53200", // out_of_memory
 		"53400": // configuration_limit_exceeded
 		return memory.ErrTooLarge
+	case "22P02", // invalid_text_representation: text a cast refuses, such as a document's content jsonb cannot parse
+		"22P05": // untranslatable_character: \u0000 in a document's content, which jsonb cannot hold
+		return memory.ErrInvalidArgument
 	case "42501": // insufficient_privilege
 		return memory.ErrPermissionDenied
 	case "3D000", // invalid_catalog_name: no such database

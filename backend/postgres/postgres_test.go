@@ -324,3 +324,112 @@ func TestByteOrder(t *testing.T) {
 		t.Errorf("order %q, want %q", ids(got), want)
 	}
 }
+
+// TestDocumentJSONB checks the document column: for a document it holds
+// the content as jsonb, which the server can query and compare, while
+// content and reads keep the exact text; for every other kind it is NULL.
+func TestDocumentJSONB(t *testing.T) {
+	d, _ := openFresh(t, postgres.Options{})
+	ctx := context.Background()
+	id := memory.Identity{Tenant: "t", Agent: "a", Squad: "s"}
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	payload := " {\"b\": [1, \"x\", {\"c\": null}], \"a\": \"caf\\u00e9 \\ud83d\\ude00\", \"a\": 2, \"n\": 1E3 }\n"
+	doc := memory.NewDocument(id, "plan", "working", payload, now)
+	recs := []memory.Record{
+		doc,
+		{ID: "fact", Kind: memory.KindFact, Identity: id, Content: `{"looks":"like JSON"}`, Created: now},
+		{ID: "turn", Kind: memory.KindTurn, Identity: id, Label: "user", Content: "not JSON", Created: now},
+	}
+	if err := d.Put(ctx, recs); err != nil {
+		t.Fatalf("Put: %v", err)
+	}
+	var row struct {
+		Content  string `db:"content"`
+		Document string `db:"document"`
+		A        string `db:"a"`
+		B1       string `db:"b1"`
+		N        string `db:"n"`
+		Same     bool   `db:"same"`
+		Contains bool   `db:"contains"`
+	}
+	err := d.DB().Get(&row, `SELECT content, document::text AS document, document->>'a' AS a, document->'b'->>1 AS b1,
+		(document->'n')::numeric::text AS n, document = content::jsonb AS same, document @> '{"b":[{"c":null}]}' AS contains
+		FROM memory_records WHERE id = $1`, doc.ID)
+	if err != nil {
+		t.Fatalf("read the document column: %v", err)
+	}
+	if row.Content != payload {
+		t.Errorf("content = %q, want the text written, %q", row.Content, payload)
+	}
+	// jsonb keeps the last of duplicate keys, orders keys, drops white
+	// space and writes numbers out: the reason reads return content.
+	if want := `{"a": 2, "b": [1, "x", {"c": null}], "n": 1000}`; row.Document != want {
+		t.Errorf("document = %s, want the payload as jsonb, %s", row.Document, want)
+	}
+	if row.A != "2" || row.B1 != "x" || row.N != "1000" || !row.Same || !row.Contains {
+		t.Errorf("queries of the document column: %+v; want a = 2, b[1] = x, n = 1000, equal to content::jsonb, containing {\"b\":[{\"c\":null}]}", row)
+	}
+	var nulls []string
+	if err := d.DB().Select(&nulls, `SELECT id FROM memory_records WHERE document IS NULL ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(nulls) != "[fact turn]" {
+		t.Errorf("records without a jsonb document: %q, want [fact turn]", nulls)
+	}
+	got, err := d.List(ctx, tenantQuery("t"))
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	for _, g := range got {
+		if g.ID == doc.ID && g.Content != payload {
+			t.Errorf("List returned the document as %q, want the text written, %q", g.Content, payload)
+		}
+	}
+	// Replacing the document recomputes the column.
+	doc.Content = `{"a":3}`
+	if err := d.Put(ctx, []memory.Record{doc}); err != nil {
+		t.Fatalf("Put of a replacement: %v", err)
+	}
+	var a string
+	if err := d.DB().Get(&a, `SELECT document->>'a' FROM memory_records WHERE id = $1`, doc.ID); err != nil || a != "3" {
+		t.Errorf("document->>'a' after a replacement = %q, %v; want 3", a, err)
+	}
+}
+
+// TestDocumentCastErrors stores, bypassing Validate, documents whose
+// content jsonb refuses, alone and in a batch: each fails with
+// memory.ErrInvalidArgument wrapping the server's error, and nothing of
+// the batch is stored.
+func TestDocumentCastErrors(t *testing.T) {
+	d, _ := openFresh(t, postgres.Options{})
+	ctx := context.Background()
+	id := memory.Identity{Tenant: "t", Squad: "s"}
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for content, code := range map[string]pq.ErrorCode{
+		`v1`:           "22P02",
+		`{"a":1,}`:     "22P02",
+		`"\u0000"`:     "22P05",
+		`"\ud800"`:     "22P02",
+		`["\ude00"]`:   "22P02",
+		`{"a":[1,2]`:   "22P02",
+		`{"a":1} true`: "22P02",
+	} {
+		bad := memory.NewDocument(id, "k-"+content, "working", content, now)
+		good := memory.NewDocument(id, "good", "working", `{}`, now)
+		for _, batch := range [][]memory.Record{{bad}, {good, bad}} {
+			err := d.PutUncheckedForTest(ctx, batch)
+			var pe *pq.Error
+			if !errors.Is(err, memory.ErrInvalidArgument) || !errors.As(err, &pe) || pe.Code != code {
+				t.Errorf("Put of %d records with the document %q = %v, want ErrInvalidArgument wrapping pq error %s", len(batch), content, err, code)
+			}
+			for _, s := range []error{memory.ErrClosed, memory.ErrTooLarge, memory.ErrConflict} {
+				if errors.Is(err, s) {
+					t.Errorf("Put of the document %q = %v, which also matches %v", content, err, s)
+				}
+			}
+		}
+	}
+	if got, err := d.List(ctx, tenantQuery("t")); err != nil || len(got) != 0 {
+		t.Errorf("after the refused documents the tenant holds %q, %v; want nothing", ids(got), err)
+	}
+}

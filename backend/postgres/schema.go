@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the schema version this driver writes and reads. A
 // database with an older version is migrated when opened; a newer one is
 // refused.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // AdvisoryLockKey is the key of the transaction-level advisory lock
 // (pg_advisory_xact_lock) held while the schema is created or migrated,
@@ -77,6 +77,43 @@ var migrations = []string{
 		PRIMARY KEY (queue, id)
 	);
 	CREATE INDEX memory_work_order ON memory_work (queue, created, id);`,
+
+	// 3: documents as JSONB. content keeps the exact text the caller
+	// wrote, which the driver returns; the generated document column
+	// holds the same JSON as jsonb for queries and indexes. Documents
+	// stored by an earlier driver, which did not check their JSON, are
+	// checked first: when jsonb refuses any, the migration fails naming
+	// up to ten of them and leaves the database at version 2. The
+	// per-record search runs only when the whole-table check fails.
+	`DO $$
+	DECLARE
+		bad text[] := '{}';
+		r   record;
+	BEGIN
+		BEGIN
+			PERFORM count(content::jsonb) FROM memory_records WHERE kind = 'document';
+		EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+			FOR r IN SELECT id, content FROM memory_records WHERE kind = 'document' ORDER BY id LOOP
+				BEGIN
+					PERFORM r.content::jsonb;
+				EXCEPTION WHEN data_exception OR program_limit_exceeded THEN
+					bad := bad || r.id;
+					EXIT WHEN cardinality(bad) = 10;
+				END;
+			END LOOP;
+		END;
+		IF cardinality(bad) > 0 THEN
+			RAISE EXCEPTION USING ERRCODE = 'invalid_text_representation', MESSAGE =
+				'documents whose content is not JSON that jsonb accepts, such as ' || array_to_string(bad, ', ') ||
+				'; earlier versions of the driver stored them unchecked: correct or delete them, then open the database again';
+		END IF;
+	END $$;
+	ALTER TABLE memory_records ADD COLUMN document JSONB
+		GENERATED ALWAYS AS (CASE WHEN kind = 'document' THEN content::jsonb END) STORED;
+	COMMENT ON COLUMN memory_records.content IS
+		'The record''s content exactly as written; for a document, the JSON text the driver returns.';
+	COMMENT ON COLUMN memory_records.document IS
+		'A document''s JSON (kind = ''document'') as jsonb, generated from content, for queries and indexes; NULL for every other kind. Reads return content, never this column''s normalised text.';`,
 }
 
 // Settings kept in memory_settings.
