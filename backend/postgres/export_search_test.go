@@ -9,6 +9,9 @@ import (
 	"github.com/agentmem/memory/backend"
 )
 
+// HNSWIndex is the name of the index Search builds.
+const HNSWIndex = hnswIndex
+
 // ExplainSearch returns the plan PostgreSQL chooses for the statement a
 // Search with these arguments runs first (EXPLAIN without ANALYZE, one
 // line per plan line), under the same index scan parameters. It needs
@@ -34,7 +37,7 @@ func (d *Driver) ExplainSearch(ctx context.Context, q backend.Query, vec []float
 		return "", err
 	}
 	defer func() { _ = tx.Rollback() }()
-	if err := p.setParams(ctx, tx, k); err != nil {
+	if err := p.setParams(ctx, tx, d.efSearch, k); err != nil {
 		return "", err
 	}
 	query, args := p.searchSQL(q, vec, k, now, !p.indexed)

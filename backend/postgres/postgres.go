@@ -36,6 +36,23 @@
 // scope are read off an index in List order) hold only the records that
 // have the field, and a partial index on expiry serves sweeps.
 //
+// Keyed JSON documents (memory.KindDocument) are kept in JSONB. The
+// content column holds the JSON text exactly as the caller wrote it —
+// white space, key order, duplicate keys, number spellings and escapes —
+// and reads return that text; the stored generated column document holds
+// the same payload as jsonb (content::jsonb for documents, NULL for every
+// other kind), so operators and the server can query it (document->'key',
+// document @> '{...}') and index it, for example with
+// CREATE INDEX ... ON memory_records USING gin (document jsonb_path_ops).
+// jsonb's text form normalises the JSON, so the driver never returns it.
+// memory.CheckJSON refuses what jsonb cannot hold (\u0000, unpaired
+// surrogate escapes), so a document every driver accepts fits here too.
+// Migrating a database to schema version 3 adds the column, rewriting the
+// table once; documents an earlier driver stored without checking their
+// JSON make that migration fail with memory.ErrInvalidArgument, naming
+// them and leaving the database at version 2 until they are corrected or
+// deleted.
+//
 // # Errors
 //
 // Native errors are classified with the memory.Err* sentinels and stay
@@ -44,8 +61,9 @@
 // memory.ErrConflict; program limits, full disks and values too long are
 // memory.ErrTooLarge; privilege and authentication failures are
 // memory.ErrPermissionDenied; a missing database or table is
-// memory.ErrNotFound; data and syntax errors are
-// memory.ErrInvalidArgument; connection failures, shutdowns and anything
+// memory.ErrNotFound; data and syntax errors, among them a document's
+// content that jsonb refuses (which memory.Record.Validate makes
+// impossible), are memory.ErrInvalidArgument; connection failures, shutdowns and anything
 // else that leaves the store unusable for the call are memory.ErrClosed.
 // Context errors are returned unchanged.
 package postgres
@@ -91,6 +109,12 @@ type Options struct {
 	// MaxConns bounds Open's connection pool; zero means DefaultMaxConns.
 	// New leaves the injected handle's settings alone.
 	MaxConns int
+	// EfSearch is the least hnsw.ef_search a vector search through the
+	// HNSW index sets: the candidate list of pgvector's graph walk, which
+	// trades speed for recall (see Search). A search for k results sets
+	// max(EfSearch, 2k), at most 1000. Zero means DefaultEfSearch; other
+	// values must be between 1 and 1000.
+	EfSearch int
 }
 
 // Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
@@ -101,10 +125,11 @@ type Driver struct {
 	clock backend.Clock
 	log   *slog.Logger
 
-	mu     sync.RWMutex // held shared by every call, exclusively by Close
-	closed bool
-	dims   atomic.Int64 // the store's vector dimension once read; 0 before
-	search searchState  // how Search runs; see search.go
+	mu       sync.RWMutex // held shared by every call, exclusively by Close
+	closed   bool
+	dims     atomic.Int64 // the store's vector dimension once read; 0 before
+	search   searchState  // how Search runs; see search.go
+	efSearch int          // Options.EfSearch, or its default
 }
 
 var (
@@ -156,7 +181,16 @@ func New(db *sqlx.DB, opt Options) (*Driver, error) {
 }
 
 func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
-	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger}
+	if opt.EfSearch < 0 || opt.EfSearch > maxEfSearch {
+		if own {
+			_ = db.Close()
+		}
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: EfSearch %d is not between 1 and %d", opt.EfSearch, maxEfSearch)
+	}
+	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
+	if d.efSearch == 0 {
+		d.efSearch = DefaultEfSearch
+	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}

@@ -72,8 +72,10 @@ WHERE memory_records.tenant_id = excluded.tenant_id AND memory_records.user_id =
 	AND memory_records.agent_id = excluded.agent_id AND memory_records.instance_id = excluded.instance_id
 	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`
 
+// selectColumns are the columns scanRecord reads, the vector in binary
+// form (vectorColumn).
 const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, tokens, label, rkey, metadata, content, version, embedding`
+	created, expires, tokens, label, rkey, metadata, content, version, ` + vectorColumn
 
 // putArgs returns the upsert's 17 column arrays for recs, which CheckPut
 // has validated (their times lie within the range of int64 unix
@@ -151,7 +153,7 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 		meta            []byte
 		created, tokens int64
 		expires         sql.NullInt64
-		vector          pq.Float32Array
+		vector          []byte
 		id              = &r.Identity
 	)
 	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
@@ -159,7 +161,11 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 		return memory.Record{}, err
 	}
 	if vector != nil {
-		r.Vector = []float32(vector)
+		v, err := decodeVector(vector)
+		if err != nil {
+			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: record "+r.ID+" has a malformed vector")
+		}
+		r.Vector = v
 	}
 	r.Kind = memory.Kind(kind)
 	r.Created = time.Unix(0, created).UTC()
