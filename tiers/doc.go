@@ -17,11 +17,26 @@
 //     backwards, so it costs the entries read, not the entries stored;
 //     ttl and maxEntries prune old entries by default. Search ranks the
 //     entries by term frequency for the vector-search tool (package
-//     tiers/vectortool).
+//     tiers/vectortool): the index holds every entry's text, so a new
+//     process's first search scans that one file, and an in-memory word
+//     index built in the background serves the searches after it.
 //   - None ("none"): explicitly stateless; nothing is loaded or saved.
 //
 // Spec is the spec.memory block that chooses among them (ParseSpec,
 // SpecFromAgent).
+//
+// Working is keyed JSON working memory, the agent-memory document's: rows
+// of memory_key, memory_type and any JSON payload (memory_json), each at
+// one of six scope levels — SQUAD_AGENT_RUN (the default), SQUAD_AGENT,
+// AGENT_RUN, SQUAD_RUN, SQUAD and AGENT — keyed as the document says:
+// squad-scoped rows by tenant agent instance, squad and run where the
+// level has them, AGENT rows by the parent agent alone. Put, Get, List,
+// ListSquad and Delete read and write rows; Swap (versioned
+// compare-and-swap) and Update (read, apply, retry on conflict) change them
+// safely under concurrency; LoadMerged reads an AGENT key's platform
+// defaults (under the system tenant) merged with the caller's tenant
+// override by a rule registered per key (Replace, ShallowMerge, DeepMerge,
+// MergeListByID, MergeAt). Squad listings never return AGENT rows.
 //
 // The summary line and the block are exactly the document's:
 //

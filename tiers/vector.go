@@ -100,8 +100,10 @@ type VectorOptions struct {
 // The ".index" file lists entries in the order written, one line each with
 // the writer's identity, the token count and the text, so Recall reads it
 // from the end and opens only the entries it injects (loading costs the
-// entries read, not the entries stored), and a new process builds its
-// search index from that one file. A missing or unrecognisable index
+// entries read, not the entries stored), and Search reads every entry's
+// text from that one file: the first Search of a process scans those
+// texts and builds the in-memory word index in the background for the
+// searches after it (see Search). A missing or unrecognisable index
 // is rebuilt from the directory; after adding entry files by other means
 // (restoring a backup), call Rebuild. Entry files removed by hand are
 // skipped.
@@ -123,9 +125,10 @@ type Vector struct {
 	frame      int
 	closed     atomic.Bool
 
-	mu     sync.Mutex // guards view and search; taken before the flock
-	view   indexView
-	search searchIndex
+	mu       sync.Mutex // guards view, search and building; taken before the flock
+	view     indexView
+	search   searchIndex
+	building chan struct{} // closed when the background index build ends; nil when none is at work
 }
 
 var (
@@ -187,10 +190,12 @@ func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
 func (v *Vector) Dir() string { return v.dir }
 
 // Close marks the Vector closed: later calls fail with memory.ErrClosed.
-// It holds no open files between calls, so there is nothing else to
-// release. Close is idempotent.
+// It holds no open files between calls; it stops the background build of
+// the search index, if one is at work, and waits for it to end. Close is
+// idempotent.
 func (v *Vector) Close() error {
 	v.closed.Store(true)
+	v.waitBuild()
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,25 +51,35 @@ func newEntryName(t time.Time) (string, error) {
 	return fmt.Sprintf("%019d-%08x-%s%s", ns, entryCounter.Add(1), hex.EncodeToString(r[:]), entryNameSuffix), nil
 }
 
+// lowerHex marks the bytes of lower-case hexadecimal digits.
+var lowerHex = func() (t [256]bool) {
+	for _, c := range "0123456789abcdef" {
+		t[c] = true
+	}
+	return t
+}()
+
 // parseEntryName returns the timestamp of a well-formed entry file name.
 func parseEntryName(name string) (int64, bool) {
 	if len(name) != entryNameLen || !strings.HasSuffix(name, entryNameSuffix) || name[19] != '-' || name[28] != '-' {
 		return 0, false
 	}
+	var ns uint64 // 19 digits never overflow it
 	for i := 0; i < 19; i++ {
 		if name[i] < '0' || name[i] > '9' {
 			return 0, false
 		}
+		ns = ns*10 + uint64(name[i]-'0')
 	}
-	for _, part := range []string{name[20:28], name[29:45]} {
-		for i := 0; i < len(part); i++ {
-			if c := part[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
-				return 0, false
-			}
+	for i := 20; i < 45; i++ {
+		if !lowerHex[name[i]] && i != 28 {
+			return 0, false
 		}
 	}
-	ns, err := strconv.ParseInt(name[:19], 10, 64)
-	return ns, err == nil
+	if ns > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(ns), true
 }
 
 // The entry file format: a magic line, one "name=value" line per identity

@@ -90,7 +90,17 @@ func delLine(name string) string { return "-\t" + name + "\n" }
 // a line that is not well formed (a writer that crashed mid-append leaves
 // one); readers skip such lines.
 func parseLine(line []byte) (add bool, e vectorEntry, ok bool) {
-	s := string(line)
+	return parseLineString(string(line))
+}
+
+// lineFields is how many tab-separated fields follow the "+" of an index
+// line: the name, the token count, the identity fields, the key and the
+// text.
+const lineFields = 4 + 6
+
+// parseLineString is parseLine for a string; the entry's strings share
+// s's memory.
+func parseLineString(s string) (add bool, e vectorEntry, ok bool) {
 	switch {
 	case strings.HasPrefix(s, "-\t"):
 		e.name = s[2:]
@@ -99,10 +109,19 @@ func parseLine(line []byte) (add bool, e vectorEntry, ok bool) {
 	case !strings.HasPrefix(s, "+\t"):
 		return false, e, false
 	}
-	parts := strings.Split(s[2:], "\t")
-	if len(parts) != 4+len(entryFields) {
+	var parts [lineFields]string
+	rest := s[2:]
+	for n := range lineFields - 1 {
+		i := strings.IndexByte(rest, '\t')
+		if i < 0 {
+			return false, e, false
+		}
+		parts[n], rest = rest[:i], rest[i+1:]
+	}
+	if strings.IndexByte(rest, '\t') >= 0 {
 		return false, e, false
 	}
+	parts[lineFields-1] = rest
 	e.name = parts[0]
 	if e.created, ok = parseEntryName(e.name); !ok {
 		return false, e, false

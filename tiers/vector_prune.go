@@ -38,8 +38,8 @@ func (v *Vector) pruneLocked(ctx context.Context, filter memory.Filter) error {
 // directory lock.
 func (v *Vector) refreshLocked() error {
 	ch, err := v.view.refresh(v.dir)
-	if err == nil && v.search.built {
-		v.search.update(ch, v.view.live)
+	if err == nil {
+		v.search.update(ch)
 	}
 	return err
 }

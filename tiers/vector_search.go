@@ -5,11 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/agentmem/memory"
 )
@@ -46,12 +42,16 @@ type VectorMatch struct {
 // newest entry. The scope filter is applied while scoring, before the top
 // k are chosen.
 //
-// The first Search builds an in-memory inverted index (word -> entries)
-// from the index file, which holds each entry's text; later ones read
-// only the index lines appended since, so entries written or pruned by
-// other processes are seen at once. A match whose entry file was removed
-// by hand is dropped and the next best takes its place, so every match
-// names a file that can be cited.
+// Every Search first reads the index lines appended since the last one
+// (all of them, the first time), so entries written or pruned by other
+// processes are seen at once; the index file holds each entry's text, so
+// no entry file is opened. Until this Vector has an in-memory inverted
+// index (word -> entries), Search scans the texts for the query's words
+// and starts building that index in the background; once it is built,
+// searches read only the postings of the query's words. Both ways rank
+// the same. A match whose entry file was removed by hand is dropped and
+// the next best takes its place, so every match names a file that can be
+// cited.
 //
 // k must be between 1 and MaxSearchResults, and query valid UTF-8 of at
 // most MaxSearchQueryBytes bytes holding at least one word; otherwise the
@@ -75,82 +75,86 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 		return nil, err
 	}
 	now := v.clock.Now()
-	keep := func(d *searchDoc) bool {
-		return filter.Matches(d.entry.who) && !v.stale(d.entry.created, now)
+	keep := func(e *viewEntry) bool {
+		return filter.Matches(e.who) && !v.stale(e.created, now)
 	}
-	top, err := v.search.score(terms, k, keep), error(nil)
-	// Every match must name an entry that is there to cite: one removed by
-	// hand leaves the search index, and the ranking is redone.
-	for gone := true; gone; {
-		gone = false
-		for _, h := range top {
-			_, err = os.Lstat(filepath.Join(v.dir, h.doc.entry.name))
-			if os.IsNotExist(err) {
-				v.search.drop(h.doc.entry.name)
-				gone = true
-			} else if err != nil {
-				return nil, fsError(err, "checking vector entry "+h.doc.entry.name)
-			}
-		}
-		if gone {
-			top = v.search.score(terms, k, keep)
-		}
+	var top []hit
+	if v.search.built {
+		top, err = v.searchIndexed(terms, k, keep)
+	} else {
+		top, err = v.searchScan(terms, k, keep)
+		v.startBuild()
+	}
+	if err != nil {
+		return nil, err
 	}
 	out := make([]VectorMatch, len(top))
 	for i, h := range top {
 		out[i] = VectorMatch{
-			Entry:   h.doc.entry.name,
-			Key:     h.doc.entry.key,
-			Text:    h.doc.entry.text,
-			Created: time.Unix(0, h.doc.entry.created).UTC(),
+			Entry:   h.entry.name,
+			Key:     h.entry.key,
+			Text:    h.entry.text,
+			Created: time.Unix(0, h.entry.created).UTC(),
 			Score:   h.score,
 		}
 	}
 	return out, nil
 }
 
-// queryTerms checks a query and k and returns the query's distinct words.
-func queryTerms(query string, k int) ([]string, error) {
-	switch {
-	case k < 1 || k > MaxSearchResults:
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "search k is %d; it must be between 1 and %d", k, MaxSearchResults)
-	case len(query) > MaxSearchQueryBytes:
-		return nil, memory.Errorf(memory.ErrTooLarge, "search query is %d bytes, the limit is %d", len(query), MaxSearchQueryBytes)
-	case !utf8.ValidString(query):
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "search query is not valid UTF-8")
-	}
-	var terms []string
-	forEachWord(query, func(w string) {
-		if !slices.Contains(terms, w) {
-			terms = append(terms, w)
+// searchIndexed ranks with the built search index. An entry removed by
+// hand leaves the index, and the ranking is redone. The caller holds v.mu.
+func (v *Vector) searchIndexed(terms []string, k int, keep func(*viewEntry) bool) ([]hit, error) {
+	for {
+		top := v.search.score(terms, k, keep)
+		gone, err := v.dropGone(top, v.search.drop)
+		if err != nil || !gone {
+			return top, err
 		}
-	})
-	if len(terms) == 0 {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "search query %q has no words", query)
-	}
-	return terms, nil
-}
-
-// forEachWord calls fn with each word of text, lower-cased: a word is a
-// run of letters and digits.
-func forEachWord(text string, fn func(word string)) {
-	start := -1
-	for i, r := range text {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r)
-		switch {
-		case word && start < 0:
-			start = i
-		case !word && start >= 0:
-			fn(strings.ToLower(text[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		fn(strings.ToLower(text[start:]))
 	}
 }
 
-// searchIndex is the in-memory inverted index Search scores with.
+// dropGone calls drop with the name of every entry of top whose file is
+// missing, and reports whether there was one.
+func (v *Vector) dropGone(top []hit, drop func(name string)) (bool, error) {
+	gone := false
+	for _, h := range top {
+		_, err := os.Lstat(filepath.Join(v.dir, h.entry.name))
+		if os.IsNotExist(err) {
+			drop(h.entry.name)
+			gone = true
+		} else if err != nil {
+			return false, fsError(err, "checking vector entry "+h.entry.name)
+		}
+	}
+	return gone, nil
+}
+
+// refreshSearch brings the view and, when built, the search index up to
+// date, reading the new index lines under the shared lock. The caller
+// holds v.mu.
+func (v *Vector) refreshSearch(ctx context.Context) error {
+	for attempt := 0; ; attempt++ {
+		release, err := v.lock(ctx, lockShared)
+		if err != nil {
+			return err
+		}
+		ch, err := v.view.refresh(v.dir)
+		release()
+		if err == nil {
+			v.search.update(ch)
+			return nil
+		}
+		if attempt == 1 || !errors.Is(err, memory.ErrNotFound) {
+			return err
+		}
+		if err := v.ensureIndex(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+// searchIndex is the in-memory inverted index Search scores with once it
+// is built (see Vector.startBuild).
 type searchIndex struct {
 	built    bool
 	docs     map[string]*searchDoc // live documents by entry name
@@ -169,28 +173,17 @@ type searchDoc struct {
 	removed bool
 }
 
-// hit is a scored document.
-type hit struct {
+// posting says how often a word occurs in a document.
+type posting struct {
 	doc   *searchDoc
-	score int
-}
-
-// before reports whether a ranks before b: higher score, then newer.
-func (a hit) before(b hit) bool {
-	if a.score != b.score {
-		return a.score > b.score
-	}
-	if a.doc.entry.created != b.doc.entry.created {
-		return a.doc.entry.created > b.doc.entry.created
-	}
-	return a.doc.entry.name > b.doc.entry.name
+	count int
 }
 
 // score sums the postings of terms per document and returns the best k
-// documents that keep admits, best first. keep is asked once per document
+// entries that keep admits, best first. keep is asked once per document
 // with a score, so the scope filter is applied before the top k are
 // chosen.
-func (s *searchIndex) score(terms []string, k int, keep func(*searchDoc) bool) []hit {
+func (s *searchIndex) score(terms []string, k int, keep func(*viewEntry) bool) []hit {
 	if len(s.scores) < len(s.list) {
 		s.scores = make([]int, len(s.list))
 	}
@@ -206,67 +199,28 @@ func (s *searchIndex) score(terms []string, k int, keep func(*searchDoc) bool) [
 			s.scores[p.doc.id] += p.count
 		}
 	}
-	top := make([]hit, 0, k+1)
+	top := newTopK(k)
 	for _, id := range touched {
-		h := hit{doc: s.list[id], score: s.scores[id]}
+		h := hit{entry: s.list[id].entry, score: s.scores[id]}
 		s.scores[id] = 0
-		if len(top) == k && !h.before(top[k-1]) || !keep(h.doc) {
-			continue
-		}
-		i, _ := slices.BinarySearchFunc(top, h, func(a, b hit) int {
-			if a.before(b) {
-				return -1
-			}
-			return 1
-		})
-		top = slices.Insert(top, i, h)
-		if len(top) > k {
-			top = top[:k]
+		if top.wants(h) && keep(h.entry) {
+			top.insert(h)
 		}
 	}
 	s.touched = touched
-	return top
+	return top.hits
 }
 
-// posting says how often a word occurs in a document.
-type posting struct {
-	doc   *searchDoc
-	count int
-}
-
-// refreshSearch brings the view and the search index up to date, reading
-// the new index lines under the shared lock. The caller holds v.mu.
-func (v *Vector) refreshSearch(ctx context.Context) error {
-	for attempt := 0; ; attempt++ {
-		release, err := v.lock(ctx, lockShared)
-		if err != nil {
-			return err
-		}
-		ch, err := v.view.refresh(v.dir)
-		release()
-		if err == nil {
-			v.search.update(ch, v.view.live)
-			return nil
-		}
-		if attempt == 1 || !errors.Is(err, memory.ErrNotFound) {
-			return err
-		}
-		if err := v.ensureIndex(ctx); err != nil {
-			return err
-		}
+// update applies a view change to a built index. A reset (the index file
+// was replaced), or removed documents outnumbering live ones, discards
+// the index instead: the next Search scans and builds it anew in the
+// background.
+func (s *searchIndex) update(ch viewChange) {
+	if !s.built {
+		return
 	}
-}
-
-// update applies a view change; a reset, or the first update, rebuilds the
-// index from the live entries. Texts come from the index lines, so no
-// entry file is opened.
-func (s *searchIndex) update(ch viewChange, live func() []*viewEntry) {
-	if ch.reset || !s.built {
-		s.reset()
-		for _, e := range live() {
-			s.add(e)
-		}
-		s.built = true
+	if ch.reset {
+		*s = searchIndex{}
 		return
 	}
 	for _, e := range ch.added {
@@ -278,14 +232,23 @@ func (s *searchIndex) update(ch viewChange, live func() []*viewEntry) {
 		s.drop(e.name)
 	}
 	if s.removed > 1024 && s.removed > len(s.docs) {
-		docs := s.list
-		s.reset()
-		for _, d := range docs {
-			if !d.removed {
-				s.add(d.entry)
-			}
+		*s = searchIndex{}
+	}
+}
+
+// reconcile makes an index built from an earlier view agree with w: it
+// drops the documents w no longer holds (or holds as another entry, after
+// a reset) and adds w's live entries it lacks.
+func (s *searchIndex) reconcile(w *indexView) {
+	for name, d := range s.docs {
+		if w.byName[name] != d.entry {
+			s.drop(name)
 		}
-		s.built = true
+	}
+	for _, e := range w.order {
+		if !e.dead && s.docs[e.name] == nil {
+			s.add(e)
+		}
 	}
 }
 

@@ -1,9 +1,10 @@
 package tiers
 
 import (
-	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/agentmem/memory"
 )
@@ -19,6 +20,7 @@ type indexView struct {
 	order  []*viewEntry
 	byName map[string]*viewEntry // live entries
 	dead   int                   // pruned entries still in order
+	slab   []viewEntry           // room for the entries of a whole index read
 }
 
 // viewEntry is one entry of the view; dead once a "-" line names it.
@@ -59,17 +61,27 @@ func (w *indexView) refresh(dir string) (viewChange, error) {
 	}
 	w.file = fi
 	if fi.Size() > w.offset {
-		data := make([]byte, fi.Size()-w.offset)
-		if n, err := f.ReadAt(data, w.offset); n != len(data) {
+		// One string for all the new lines, read without an intermediate
+		// copy: the entries' strings share it.
+		var b strings.Builder
+		size := fi.Size() - w.offset
+		b.Grow(int(size))
+		if n, err := io.Copy(&b, io.NewSectionReader(f, w.offset, size)); n != size {
 			return ch, fsError(shortRead(err), "reading the vector index")
 		}
-		end := bytes.LastIndexByte(data, '\n')
-		data = data[:end+1] // an unterminated last line waits for its end
-		w.offset += int64(len(data))
-		for len(data) > 0 {
-			i := bytes.IndexByte(data, '\n')
-			w.apply(data[:i], &ch)
-			data = data[i+1:]
+		text := b.String()
+		text = text[:strings.LastIndexByte(text, '\n')+1] // an unterminated last line waits for its end
+		w.offset += int64(len(text))
+		if ch.reset {
+			n := strings.Count(text, "\n")
+			w.byName = make(map[string]*viewEntry, n)
+			w.order = make([]*viewEntry, 0, n)
+			w.slab = make([]viewEntry, 0, n)
+		}
+		for len(text) > 0 {
+			i := strings.IndexByte(text, '\n')
+			w.apply(text[:i], &ch)
+			text = text[i+1:]
 		}
 	}
 	if w.dead > 1024 && w.dead > len(w.order)/2 {
@@ -88,16 +100,16 @@ func (w *indexView) refresh(dir string) (viewChange, error) {
 }
 
 // apply records one index line.
-func (w *indexView) apply(line []byte, ch *viewChange) {
+func (w *indexView) apply(line string, ch *viewChange) {
 	w.lines++
-	add, e, ok := parseLine(line)
+	add, e, ok := parseLineString(line)
 	switch {
 	case !ok:
 	case add:
 		if w.byName[e.name] != nil {
 			return
 		}
-		ve := &viewEntry{vectorEntry: e}
+		ve := w.newEntry(e)
 		w.order = append(w.order, ve)
 		w.byName[e.name] = ve
 		if !ch.reset {
@@ -115,6 +127,16 @@ func (w *indexView) apply(line []byte, ch *viewChange) {
 			ch.removed = append(ch.removed, ve)
 		}
 	}
+}
+
+// newEntry returns a new viewEntry holding e, from the slab while it has
+// room: one allocation for all the entries of a whole index read.
+func (w *indexView) newEntry(e vectorEntry) *viewEntry {
+	if len(w.slab) == cap(w.slab) {
+		return &viewEntry{vectorEntry: e}
+	}
+	w.slab = append(w.slab, viewEntry{vectorEntry: e})
+	return &w.slab[len(w.slab)-1]
 }
 
 // live returns the live entries, oldest first.
