@@ -1,0 +1,402 @@
+package tiers
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+)
+
+// DefaultSystemTenant is the tenant whose AGENT rows are the platform
+// defaults every tenant reads through LoadMerged, when
+// WorkingOptions.SystemTenant is empty.
+const DefaultSystemTenant = "system"
+
+// DefaultMemoryType is the memory_type a document gets when it is written
+// without one.
+const DefaultMemoryType = "working"
+
+// WorkingLevels are the six scope levels of keyed working memory, in the
+// document's order. A Working stores rows at these levels only.
+var WorkingLevels = []memory.Level{
+	memory.LevelSquadAgentRun, memory.LevelSquadAgent, memory.LevelAgentRun,
+	memory.LevelSquadRun, memory.LevelSquad, memory.LevelParentAgent,
+}
+
+// WorkingOptions configure a Working. The zero value is the documented
+// default: platform defaults under DefaultSystemTenant, and Update retrying
+// until its context ends.
+type WorkingOptions struct {
+	// SystemTenant is the tenant whose AGENT rows are the platform
+	// defaults (see LoadMerged). Empty means DefaultSystemTenant.
+	SystemTenant string
+	// MaxUpdateAttempts bounds how many times Update reads, applies its
+	// function and tries to swap before it gives up with
+	// memory.ErrConflict. Zero means no bound: Update retries until its
+	// context ends. Negative is invalid.
+	MaxUpdateAttempts int
+}
+
+// Document is one row of keyed working memory.
+type Document struct {
+	// Level is the scope the row is stored at; empty means
+	// memory.LevelSquadAgentRun on input.
+	Level memory.Level
+	// Key is memory_key: what the row holds, unique within its scope.
+	Key string
+	// Type is memory_type, a label grouping related rows (for example
+	// "working", "domain", "organization"); it does not define the
+	// payload's shape. Empty means DefaultMemoryType on input.
+	Type string
+	// JSON is memory_json: any valid JSON value, at most
+	// memory.MaxDocumentBytes, stored byte for byte as given.
+	JSON json.RawMessage
+	// Scope is the keyed identity the row is stored under: the tenant and
+	// the fields Level keeps (memory.Level.Keyed); every other field is
+	// empty. It is ignored on input, where the caller's identity decides it.
+	Scope memory.Identity
+	// Version counts the writes of the row (memory.Record.Version): the
+	// version to pass to Swap as the one last read. It is ignored on
+	// input, and zero in what Put returns (Put does not learn the stored
+	// version; Swap and Update do).
+	Version int64
+	// Updated is when the row was last written.
+	Updated time.Time
+}
+
+// Working is keyed JSON working memory: rows of memory_key, memory_type
+// and a JSON payload (memory_json), each stored at one of the six scope
+// levels of WorkingLevels, through a *backend.Store.
+//
+// A row's scope is the caller's identity reduced to what its level keeps
+// (memory.Level.Keyed): squad-scoped rows by tenant agent instance
+// (Identity.Instance), squad and run (Identity.Session) where the level
+// has them; AGENT rows by the parent agent (Identity.Agent) with instance,
+// squad and run empty. User is never part of a row's scope. A row is a
+// memory.KindDocument record whose id derives from its scope and key
+// (memory.NewDocument), so Get is one lookup by id and a second Put of the
+// same key in the same scope replaces the first.
+//
+// Reads match a row's whole stored identity exactly: a SQUAD_AGENT read
+// never returns a SQUAD_AGENT_RUN row of the same key. ListSquad lists the
+// rows of the squad-scoped levels; AGENT rows have no squad, so squad
+// listings never return them, and List refuses the AGENT level: AGENT rows
+// are loaded only explicitly, by key (Get, LoadMerged).
+//
+// Every call that names a level takes the empty level to mean
+// memory.LevelSquadAgentRun, the document's default scope.
+//
+// A Working is safe for concurrent use.
+type Working struct {
+	store    *backend.Store
+	system   string
+	attempts int
+
+	mergeMu sync.RWMutex
+	merges  map[string]MergeRule
+
+	locks   [lockStripes]chan struct{}
+	updates atomic.Int64
+	retries atomic.Int64
+}
+
+// NewWorking returns a Working storing through store. It fails with
+// memory.ErrInvalidArgument for a nil store, a negative MaxUpdateAttempts
+// or a malformed SystemTenant.
+func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
+	if store == nil {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "working memory needs a store")
+	}
+	if opt.MaxUpdateAttempts < 0 {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "working MaxUpdateAttempts is %d; it cannot be negative", opt.MaxUpdateAttempts)
+	}
+	if opt.SystemTenant == "" {
+		opt.SystemTenant = DefaultSystemTenant
+	}
+	if err := (memory.Identity{Tenant: opt.SystemTenant}).Validate(); err != nil {
+		return nil, err
+	}
+	w := &Working{store: store, system: opt.SystemTenant, attempts: opt.MaxUpdateAttempts, merges: map[string]MergeRule{}}
+	for i := range w.locks {
+		w.locks[i] = make(chan struct{}, 1)
+	}
+	return w, nil
+}
+
+// SystemTenant returns the tenant whose AGENT rows are the platform
+// defaults.
+func (w *Working) SystemTenant() string { return w.system }
+
+// Put stores doc at doc.Level (empty: memory.LevelSquadAgentRun) in id's
+// scope, replacing any row with the same key there, and returns the row as
+// written (with Version zero; Swap and Update report versions). The key,
+// type and JSON are checked first (see CheckDocument), then the level's
+// identity fields: a level whose fields id lacks is
+// memory.ErrIncompleteScope. Nothing is stored on any error.
+func (w *Working) Put(ctx context.Context, id memory.Identity, doc Document) (Document, error) {
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+	rec, err := w.record(id, doc)
+	if err != nil {
+		return Document{}, err
+	}
+	if err := w.store.Add(ctx, id, rec); err != nil {
+		return Document{}, err
+	}
+	return toDocument(rec), nil
+}
+
+// Get returns the row stored under key at level in id's scope, or
+// memory.ErrNotFound.
+func (w *Working) Get(ctx context.Context, id memory.Identity, level memory.Level, key string) (Document, error) {
+	if err := ctx.Err(); err != nil {
+		return Document{}, err
+	}
+	if err := checkKey(key); err != nil {
+		return Document{}, err
+	}
+	dq, err := w.exact(id, level, key)
+	if err != nil {
+		return Document{}, err
+	}
+	doc, found, err := w.get(ctx, dq)
+	if err != nil {
+		return Document{}, err
+	}
+	if !found {
+		return Document{}, memory.Errorf(memory.ErrNotFound, "no %s document %q in this scope", cmp.Or(level, memory.LevelSquadAgentRun), key)
+	}
+	return doc, nil
+}
+
+// get runs an exact query and returns its row, if any.
+func (w *Working) get(ctx context.Context, dq backend.Query) (Document, bool, error) {
+	recs, err := w.store.Driver().List(ctx, dq)
+	if err != nil || len(recs) == 0 {
+		return Document{}, false, err
+	}
+	return toDocument(recs[0]), true, nil
+}
+
+// List returns the rows stored at exactly level in id's scope, newest
+// first, only those of memoryType unless it is empty. The AGENT level is
+// memory.ErrInvalidArgument: its rows are loaded only by key (Get,
+// LoadMerged).
+func (w *Working) List(ctx context.Context, id memory.Identity, level memory.Level, memoryType string) ([]Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if level == memory.LevelParentAgent {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "AGENT rows are not listed; load them by key with Get or LoadMerged")
+	}
+	dq, err := w.exact(id, level, "")
+	if err != nil {
+		return nil, err
+	}
+	recs, err := w.store.Driver().List(ctx, dq)
+	if err != nil {
+		return nil, err
+	}
+	return documents(recs, memoryType, func(memory.Level) bool { return true }), nil
+}
+
+// ListSquad returns every squad-scoped row of id's squad — the levels
+// SQUAD_AGENT_RUN, SQUAD_AGENT, SQUAD_RUN and SQUAD, of any instance and
+// any run of the squad — newest first, only those of memoryType unless it
+// is empty. AGENT rows, which have no squad, are never among them, nor
+// AGENT_RUN rows. id must have a squad (memory.ErrIncompleteScope).
+func (w *Working) ListSquad(ctx context.Context, id memory.Identity, memoryType string) ([]Document, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dq, err := w.store.Query(id, memory.Query{Level: memory.LevelSquad, Kinds: documentKind})
+	if err != nil {
+		return nil, err
+	}
+	recs, err := w.store.Driver().List(ctx, dq)
+	if err != nil {
+		return nil, err
+	}
+	return documents(recs, memoryType, func(l memory.Level) bool {
+		return l != memory.LevelParentAgent && l != memory.LevelAgentRun
+	}), nil
+}
+
+// Delete removes the row stored under key at level in id's scope and
+// reports whether there was one.
+func (w *Working) Delete(ctx context.Context, id memory.Identity, level memory.Level, key string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := checkKey(key); err != nil {
+		return false, err
+	}
+	dq, err := w.exact(id, level, key)
+	if err != nil {
+		return false, err
+	}
+	n, err := w.store.DeleteQuery(ctx, dq)
+	return n > 0, err
+}
+
+var documentKind = []memory.Kind{memory.KindDocument}
+
+// documents converts records to Documents, keeping those stored at a
+// working level keep accepts and of memoryType (any when empty).
+func documents(recs []memory.Record, memoryType string, keep func(memory.Level) bool) []Document {
+	out := make([]Document, 0, len(recs))
+	for _, r := range recs {
+		d := toDocument(r)
+		if d.Level == "" || !keep(d.Level) || memoryType != "" && d.Type != memoryType {
+			continue
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// exact derives the driver query for id's rows at level — and, when key
+// is not empty, the one row under key (callers reading one row check the
+// key is not empty first). The store derives the level's
+// filter (checking the posture and the identity); exact then narrows it to
+// the row's whole keyed identity, fields the level does not keep matching
+// only empty values, so no row of another level or attribution can match.
+func (w *Working) exact(id memory.Identity, level memory.Level, key string) (backend.Query, error) {
+	if level == "" {
+		level = memory.LevelSquadAgentRun
+	}
+	if err := checkLevel(level); err != nil {
+		return backend.Query{}, err
+	}
+	if key != "" {
+		if err := checkKey(key); err != nil {
+			return backend.Query{}, err
+		}
+	}
+	dq, err := w.store.Query(id, memory.Query{Level: level, Kinds: documentKind, Key: key})
+	if err != nil {
+		return backend.Query{}, err
+	}
+	scope := id.Only(level.Keyed())
+	if !dq.Filter.Matches(scope) {
+		// Cannot happen: the keyed identity holds every field the level's
+		// filter matches. Refuse rather than widen.
+		return backend.Query{}, memory.Errorf(memory.ErrPermissionDenied, "the %s scope is outside the caller's filter", level)
+	}
+	dq.Filter = memory.Filter{Match: memory.AllFields, Identity: scope}
+	if key != "" {
+		dq.IDs = []string{memory.ContentID(memory.KindDocument, scope, key)}
+	}
+	return dq, nil
+}
+
+// record validates doc for id and returns the record that stores it.
+func (w *Working) record(id memory.Identity, doc Document) (memory.Record, error) {
+	if doc.Level == "" {
+		doc.Level = memory.LevelSquadAgentRun
+	}
+	if doc.Type == "" {
+		doc.Type = DefaultMemoryType
+	}
+	if err := CheckDocument(doc); err != nil {
+		return memory.Record{}, err
+	}
+	if _, err := w.store.Query(id, memory.Query{Level: doc.Level}); err != nil {
+		return memory.Record{}, err
+	}
+	scope := id.Only(doc.Level.Keyed())
+	return memory.NewDocument(scope, doc.Key, doc.Type, string(doc.JSON), w.store.Now()), nil
+}
+
+// CheckDocument validates what a write stores of doc: Level is one of
+// WorkingLevels; Key is not empty, at most memory.MaxKeyBytes of valid
+// UTF-8 without NUL or control characters; Type is at most
+// memory.MaxLabelBytes of the same; JSON passes memory.CheckJSON. It
+// reports memory.ErrInvalidArgument, or memory.ErrTooLarge for a limit.
+// Put, Swap and Update apply it (after filling in the defaults of Level
+// and Type) before touching storage.
+func CheckDocument(doc Document) error {
+	if err := checkLevel(doc.Level); err != nil {
+		return err
+	}
+	if err := checkKey(doc.Key); err != nil {
+		return err
+	}
+	if err := checkLabel("memory_type", doc.Type, memory.MaxLabelBytes); err != nil {
+		return err
+	}
+	if err := memory.CheckJSON(string(doc.JSON)); err != nil {
+		e := err.(*memory.Error)
+		return memory.Errorf(e.Kind, "document %q: %s", doc.Key, e.Msg)
+	}
+	return nil
+}
+
+func checkLevel(l memory.Level) error {
+	for _, w := range WorkingLevels {
+		if l == w {
+			return nil
+		}
+	}
+	return memory.Errorf(memory.ErrInvalidArgument, "level %q is not a working-memory level (SQUAD_AGENT_RUN, SQUAD_AGENT, AGENT_RUN, SQUAD_RUN, SQUAD, AGENT)", string(l))
+}
+
+func checkKey(key string) error {
+	if key == "" {
+		return memory.Errorf(memory.ErrInvalidArgument, "memory_key is empty")
+	}
+	return checkLabel("memory_key", key, memory.MaxKeyBytes)
+}
+
+func checkLabel(what, v string, limit int) error {
+	switch {
+	case len(v) > limit:
+		return memory.Errorf(memory.ErrTooLarge, "%s is %d bytes, the limit is %d", what, len(v), limit)
+	case !utf8.ValidString(v):
+		return memory.Errorf(memory.ErrInvalidArgument, "%s is not valid UTF-8", what)
+	case strings.ContainsFunc(v, unicode.IsControl):
+		return memory.Errorf(memory.ErrInvalidArgument, "%s %q contains a control character", what, v)
+	}
+	return nil
+}
+
+// toDocument converts a stored record.
+func toDocument(r memory.Record) Document {
+	return Document{
+		Level:   LevelOf(r.Identity),
+		Key:     r.Key,
+		Type:    r.Label,
+		JSON:    json.RawMessage(r.Content),
+		Scope:   r.Identity,
+		Version: r.Version,
+		Updated: r.Created,
+	}
+}
+
+// LevelOf returns the working level a row stored under scope belongs to:
+// the level whose kept fields (memory.Level.Keyed) are exactly the fields
+// scope has, tenant aside. It returns "" when no level keeps exactly those
+// fields (a record written with a user, say, is no working-memory row).
+func LevelOf(scope memory.Identity) memory.Level {
+	set := memory.FieldTenant
+	for _, f := range []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+		if scope.Get(f) != "" {
+			set |= f
+		}
+	}
+	for _, l := range WorkingLevels {
+		if l.Keyed() == set {
+			return l
+		}
+	}
+	return ""
+}

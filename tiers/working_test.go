@@ -1,0 +1,480 @@
+package tiers_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/tiers"
+)
+
+// analyst is a caller with every identity field set.
+var analyst = memory.Identity{
+	Tenant:   "acme",
+	User:     "alice",
+	Agent:    "kaos://agent/sales/opportunity-analyst",
+	Instance: "ta-17",
+	Squad:    "squad-leads",
+	Session:  "run-42",
+}
+
+// wantScope is what the document says a row at level keeps of id.
+func wantScope(id memory.Identity, level memory.Level) memory.Identity {
+	s := memory.Identity{Tenant: id.Tenant}
+	switch level {
+	case memory.LevelSquadAgentRun:
+		s.Instance, s.Squad, s.Session = id.Instance, id.Squad, id.Session
+	case memory.LevelSquadAgent:
+		s.Instance, s.Squad = id.Instance, id.Squad
+	case memory.LevelAgentRun:
+		s.Instance, s.Session = id.Instance, id.Session
+	case memory.LevelSquadRun:
+		s.Squad, s.Session = id.Squad, id.Session
+	case memory.LevelSquad:
+		s.Squad = id.Squad
+	case memory.LevelParentAgent:
+		s.Agent = id.Agent
+	}
+	return s
+}
+
+// everything returns every record of tenant in d, whatever its scope.
+func everything(t *testing.T, d backend.Driver, tenant string) []memory.Record {
+	t.Helper()
+	recs, err := d.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestWorkingEveryLevel(t *testing.T) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+		ctx := context.Background()
+		d := open()
+		w, _ := newWorking(t, d, tiers.WorkingOptions{})
+		for i, level := range tiers.WorkingLevels {
+			payload := json.RawMessage(`{"level": "` + string(level) + `",  "n": 1.50, "s": "<a href=\"x\">é</a>"}`)
+			put, err := w.Put(ctx, analyst, tiers.Document{Level: level, Key: "state", Type: "working", JSON: payload})
+			if err != nil {
+				t.Fatalf("%s: put: %v", level, err)
+			}
+			if put.Scope != wantScope(analyst, level) || put.Level != level {
+				t.Errorf("%s: put stored scope %+v at %q, want %+v", level, put.Scope, put.Level, wantScope(analyst, level))
+			}
+			got, err := w.Get(ctx, analyst, level, "state")
+			if err != nil {
+				t.Fatalf("%s: get: %v", level, err)
+			}
+			if string(got.JSON) != string(payload) {
+				t.Errorf("%s: got %s, want the bytes put, %s", level, got.JSON, payload)
+			}
+			if got.Level != level || got.Key != "state" || got.Type != "working" || got.Version != 1 || got.Scope != wantScope(analyst, level) {
+				t.Errorf("%s: got %+v", level, got)
+			}
+			if n := len(everything(t, d, "acme")); n != i+1 {
+				t.Errorf("%s: %d rows stored, want %d: each level is a row of its own", level, n, i+1)
+			}
+		}
+		// The AGENT row has the parent agent and nothing else.
+		agentRow, err := w.Get(ctx, analyst, memory.LevelParentAgent, "state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := agentRow.Scope; s.Instance != "" || s.Squad != "" || s.Session != "" || s.User != "" || s.Agent != analyst.Agent {
+			t.Errorf("AGENT row scope %+v: want only tenant and agent", s)
+		}
+		// A second put replaces the row and counts its version up.
+		if _, err := w.Put(ctx, analyst, tiers.Document{Key: "state", JSON: json.RawMessage(`[1,2,3]`)}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := w.Get(ctx, analyst, memory.LevelSquadAgentRun, "state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got.JSON) != `[1,2,3]` || got.Version != 2 || got.Type != tiers.DefaultMemoryType {
+			t.Errorf("after a second put: %+v, want [1,2,3] at version 2 with the default type", got)
+		}
+		// Delete removes exactly one row.
+		for _, level := range tiers.WorkingLevels {
+			removed, err := w.Delete(ctx, analyst, level, "state")
+			if err != nil || !removed {
+				t.Fatalf("%s: delete: %v, %v", level, removed, err)
+			}
+			if _, err := w.Get(ctx, analyst, level, "state"); !errors.Is(err, memory.ErrNotFound) {
+				t.Errorf("%s: get after delete: %v, want ErrNotFound", level, err)
+			}
+			removed, err = w.Delete(ctx, analyst, level, "state")
+			if err != nil || removed {
+				t.Errorf("%s: second delete: %v, %v, want false, nil", level, removed, err)
+			}
+		}
+		if n := len(everything(t, d, "acme")); n != 0 {
+			t.Errorf("%d rows left after deleting every level", n)
+		}
+	})
+}
+
+func TestWorkingDefaultLevel(t *testing.T) {
+	ctx := context.Background()
+	w, _ := newWorking(t, inmem.New(inmem.Options{}), tiers.WorkingOptions{})
+	doc, err := w.Put(ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Level != memory.LevelSquadAgentRun || doc.Scope != wantScope(analyst, memory.LevelSquadAgentRun) {
+		t.Errorf("a put without a level is stored at %q under %+v, want SQUAD_AGENT_RUN", doc.Level, doc.Scope)
+	}
+	got, err := w.Get(ctx, analyst, "", "k")
+	if err != nil || got.Level != memory.LevelSquadAgentRun {
+		t.Errorf("a get without a level: %+v, %v; want the SQUAD_AGENT_RUN row", got, err)
+	}
+	up, err := w.Update(ctx, analyst, "", "k", "", func(cur tiers.Document, found bool) (json.RawMessage, error) { return json.RawMessage(`2`), nil })
+	if err != nil || up.Level != memory.LevelSquadAgentRun || up.Version != 2 {
+		t.Errorf("an update without a level: %+v, %v; want the SQUAD_AGENT_RUN row at version 2", up, err)
+	}
+	if removed, err := w.Delete(ctx, analyst, "", "k"); err != nil || !removed {
+		t.Errorf("a delete without a level: %v, %v", removed, err)
+	}
+}
+
+func TestWorkingListings(t *testing.T) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+		ctx := context.Background()
+		d := open()
+		w, st := newWorking(t, d, tiers.WorkingOptions{})
+		other := analyst
+		other.Instance, other.Session = "ta-99", "run-7" // same squad, another instance and run
+		for _, id := range []memory.Identity{analyst, other} {
+			for _, level := range tiers.WorkingLevels {
+				typ := "domain"
+				if level == memory.LevelSquad {
+					typ = "keyword"
+				}
+				if _, err := w.Put(ctx, id, tiers.Document{Level: level, Key: "k-" + id.Instance, Type: typ, JSON: json.RawMessage(`{}`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		// Noise the squad listing must not return: another squad, another
+		// tenant, and records of the same squad that are not documents.
+		elsewhere := analyst
+		elsewhere.Squad = "squad-other"
+		foreign := analyst
+		foreign.Tenant = "globex"
+		for _, id := range []memory.Identity{elsewhere, foreign} {
+			if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelSquad, Key: "noise", JSON: json.RawMessage(`0`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Add(ctx, analyst, memory.NewTurn(analyst, memory.RoleUser, "hello", st.Now())); err != nil {
+			t.Fatal(err)
+		}
+
+		rows, err := w.ListSquad(ctx, analyst, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		count := map[memory.Level]int{}
+		for _, r := range rows {
+			count[r.Level]++
+			if r.Scope.Squad != analyst.Squad || r.Scope.Tenant != analyst.Tenant {
+				t.Errorf("squad listing returned a row of %+v", r.Scope)
+			}
+		}
+		// Both instances' rows at the four squad levels, nothing else.
+		want := map[memory.Level]int{memory.LevelSquadAgentRun: 2, memory.LevelSquadAgent: 2, memory.LevelSquadRun: 2, memory.LevelSquad: 2}
+		if len(rows) != 8 || !mapsEqual(count, want) {
+			t.Errorf("squad listing: %d rows by level %v, want %v", len(rows), count, want)
+		}
+		for i := 1; i < len(rows); i++ {
+			if rows[i].Updated.After(rows[i-1].Updated) {
+				t.Errorf("squad listing is not newest first at %d", i)
+			}
+		}
+		keywords, err := w.ListSquad(ctx, analyst, "keyword")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keywords) != 2 || keywords[0].Level != memory.LevelSquad || keywords[1].Level != memory.LevelSquad {
+			t.Errorf("squad listing of memory_type keyword: %+v", keywords)
+		}
+
+		// List is one level exactly, within the caller's scope.
+		for _, level := range tiers.WorkingLevels[:5] {
+			rows, err := w.List(ctx, analyst, level, "")
+			if err != nil {
+				t.Fatalf("%s: %v", level, err)
+			}
+			want := 1 // only the caller's own instance and run
+			if level == memory.LevelSquad {
+				want = 2 // the other instance's SQUAD row shares the scope
+			}
+			if len(rows) != want {
+				t.Errorf("List %s: %d rows, want %d", level, len(rows), want)
+			}
+			for _, r := range rows {
+				if r.Level != level || r.Scope != wantScope(analyst, level) {
+					t.Errorf("List %s returned a row at %s under %+v", level, r.Level, r.Scope)
+				}
+			}
+		}
+		// AGENT rows are loaded by key only.
+		if _, err := w.List(ctx, analyst, memory.LevelParentAgent, ""); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("List AGENT: %v, want ErrInvalidArgument", err)
+		}
+		if _, err := w.Get(ctx, analyst, memory.LevelParentAgent, "k-"+other.Instance); err != nil {
+			t.Errorf("AGENT rows load by key: %v", err)
+		}
+		// A caller without a squad cannot list a squad.
+		solo := analyst
+		solo.Squad = ""
+		if _, err := w.ListSquad(ctx, solo, ""); !errors.Is(err, memory.ErrIncompleteScope) {
+			t.Errorf("ListSquad without a squad: %v, want ErrIncompleteScope", err)
+		}
+	})
+}
+
+func mapsEqual(a, b map[memory.Level]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestWorkingIsolation writes one row per level, then reads it as callers
+// who differ in one identity field: a caller sees the row exactly when
+// the field is not one the level keeps.
+func TestWorkingIsolation(t *testing.T) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+		ctx := context.Background()
+		w, _ := newWorking(t, open(), tiers.WorkingOptions{})
+		for _, level := range tiers.WorkingLevels {
+			if _, err := w.Put(ctx, analyst, tiers.Document{Level: level, Key: "secret", JSON: json.RawMessage(`"` + string(level) + `"`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fields := []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
+		for _, level := range tiers.WorkingLevels {
+			for _, f := range fields {
+				reader := withField(analyst, f, analyst.Get(f)+"x") // "acmex" never sees "acme"
+				_, err := w.Get(ctx, reader, level, "secret")
+				kept := level.Keyed().Has(f)
+				switch {
+				case kept && !errors.Is(err, memory.ErrNotFound):
+					t.Errorf("%s: a caller with another %s read the row: %v", level, f, err)
+				case !kept && err != nil:
+					t.Errorf("%s: a caller differing only in %s, which the level does not keep, cannot read: %v", level, f, err)
+				}
+				if level != memory.LevelParentAgent && f != memory.FieldUser && f != memory.FieldAgent {
+					rows, err := w.ListSquad(ctx, reader, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, r := range rows {
+						if r.Scope.Tenant != reader.Tenant || r.Scope.Squad != reader.Squad {
+							t.Errorf("ListSquad as %+v returned %+v", reader, r.Scope)
+						}
+					}
+				}
+			}
+		}
+		// The same key in two tenants holds two rows.
+		globex := withField(analyst, memory.FieldTenant, "globex")
+		if _, err := w.Put(ctx, globex, tiers.Document{Level: memory.LevelParentAgent, Key: "secret", JSON: json.RawMessage(`"globex"`)}); err != nil {
+			t.Fatal(err)
+		}
+		for id, want := range map[string]string{"acme": `"AGENT"`, "globex": `"globex"`} {
+			got, err := w.Get(ctx, withField(analyst, memory.FieldTenant, id), memory.LevelParentAgent, "secret")
+			if err != nil || string(got.JSON) != want {
+				t.Errorf("tenant %s reads %s, %v; want %s", id, got.JSON, err, want)
+			}
+		}
+	})
+}
+
+func withField(id memory.Identity, f memory.Field, v string) memory.Identity {
+	switch f {
+	case memory.FieldTenant:
+		id.Tenant = v
+	case memory.FieldUser:
+		id.User = v
+	case memory.FieldAgent:
+		id.Agent = v
+	case memory.FieldInstance:
+		id.Instance = v
+	case memory.FieldSquad:
+		id.Squad = v
+	case memory.FieldSession:
+		id.Session = v
+	}
+	return id
+}
+
+func TestWorkingBadInput(t *testing.T) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+		ctx := context.Background()
+		d := open()
+		w, _ := newWorking(t, d, tiers.WorkingOptions{})
+		noSquad := withField(analyst, memory.FieldSquad, "")
+		noAgent := withField(analyst, memory.FieldAgent, "")
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		ok := json.RawMessage(`{"ok":true}`)
+		cases := []struct {
+			name  string
+			ctx   context.Context
+			id    memory.Identity
+			doc   tiers.Document
+			want  error
+			wantS string // a part of the message
+		}{
+			{"invalid JSON", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`{"a":`)}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"two values", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1 2`)}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"empty JSON", ctx, analyst, tiers.Document{Key: "k"}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"NUL escape", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`"\u0000"`)}, memory.ErrInvalidArgument, `\u0000`},
+			{"too large", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`"` + strings.Repeat("x", memory.MaxDocumentBytes) + `"`)}, memory.ErrTooLarge, "limit"},
+			{"empty key", ctx, analyst, tiers.Document{JSON: ok}, memory.ErrInvalidArgument, "memory_key is empty"},
+			{"key too long", ctx, analyst, tiers.Document{Key: strings.Repeat("k", memory.MaxKeyBytes+1), JSON: ok}, memory.ErrTooLarge, "memory_key"},
+			{"key not UTF-8", ctx, analyst, tiers.Document{Key: "k\xff", JSON: ok}, memory.ErrInvalidArgument, "UTF-8"},
+			{"type with a newline", ctx, analyst, tiers.Document{Key: "k", Type: "a\nb", JSON: ok}, memory.ErrInvalidArgument, "control"},
+			{"unknown level", ctx, analyst, tiers.Document{Level: memory.LevelSession, Key: "k", JSON: ok}, memory.ErrInvalidArgument, "not a working-memory level"},
+			{"squad level without a squad", ctx, noSquad, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
+			{"default level without a squad", ctx, noSquad, tiers.Document{Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
+			{"AGENT without an agent", ctx, noAgent, tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "agent"},
+			{"malformed identity", ctx, withField(analyst, memory.FieldSquad, " s"), tiers.Document{Key: "k", JSON: ok}, memory.ErrInvalidArgument, "white space"},
+			{"cancelled context", cancelled, analyst, tiers.Document{Key: "k", JSON: ok}, context.Canceled, ""},
+		}
+		for _, c := range cases {
+			_, err := w.Put(c.ctx, c.id, c.doc)
+			if !errors.Is(err, c.want) || !strings.Contains(errString(err), c.wantS) {
+				t.Errorf("%s: Put: %v, want %v mentioning %q", c.name, err, c.want, c.wantS)
+			}
+			_, err = w.Swap(c.ctx, c.id, c.doc, 0)
+			if !errors.Is(err, c.want) {
+				t.Errorf("%s: Swap: %v, want %v", c.name, err, c.want)
+			}
+		}
+		if n := len(everything(t, d, "acme")); n != 0 {
+			t.Fatalf("%d rows stored by failed writes", n)
+		}
+		// Reads refuse the same way, before touching storage.
+		for _, c := range []struct {
+			name  string
+			ctx   context.Context
+			id    memory.Identity
+			level memory.Level
+			key   string
+			want  error
+		}{
+			{"empty key", ctx, analyst, memory.LevelSquad, "", memory.ErrInvalidArgument},
+			{"unknown level", ctx, analyst, memory.LevelUser, "k", memory.ErrInvalidArgument},
+			{"missing squad", ctx, noSquad, memory.LevelSquadAgent, "k", memory.ErrIncompleteScope},
+			{"cancelled", cancelled, analyst, memory.LevelSquad, "k", context.Canceled},
+		} {
+			if _, err := w.Get(c.ctx, c.id, c.level, c.key); !errors.Is(err, c.want) {
+				t.Errorf("Get %s: %v, want %v", c.name, err, c.want)
+			}
+			if _, err := w.Delete(c.ctx, c.id, c.level, c.key); !errors.Is(err, c.want) {
+				t.Errorf("Delete %s: %v, want %v", c.name, err, c.want)
+			}
+			_, err := w.Update(c.ctx, c.id, c.level, c.key, "", func(tiers.Document, bool) (json.RawMessage, error) { return ok, nil })
+			if !errors.Is(err, c.want) {
+				t.Errorf("Update %s: %v, want %v", c.name, err, c.want)
+			}
+		}
+		// An update whose function returns invalid JSON stores nothing.
+		_, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(tiers.Document, bool) (json.RawMessage, error) { return json.RawMessage(`{`), nil })
+		if !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("Update to invalid JSON: %v, want ErrInvalidArgument", err)
+		}
+		if n := len(everything(t, d, "acme")); n != 0 {
+			t.Fatalf("%d rows stored by failed writes", n)
+		}
+		// A closed store refuses.
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Put(ctx, analyst, tiers.Document{Key: "k", JSON: ok}); !errors.Is(err, memory.ErrClosed) {
+			t.Errorf("Put on a closed store: %v, want ErrClosed", err)
+		}
+		if _, err := w.Get(ctx, analyst, memory.LevelSquad, "k"); !errors.Is(err, memory.ErrClosed) {
+			t.Errorf("Get on a closed store: %v, want ErrClosed", err)
+		}
+	})
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestWorkingPosture checks a store's posture binds working memory too.
+func TestWorkingPosture(t *testing.T) {
+	ctx := context.Background()
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: memory.Posture{RequireAgentIdentity: true, RequirePrincipal: true}})
+	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []memory.Identity{withField(analyst, memory.FieldAgent, ""), withField(analyst, memory.FieldUser, "")} {
+		if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrIncompleteScope) {
+			t.Errorf("put as %+v under a strict posture: %v, want ErrIncompleteScope", id, err)
+		}
+	}
+	if _, err := w.Put(ctx, analyst, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Get(ctx, withField(analyst, memory.FieldAgent, ""), memory.LevelSquad, "k"); !errors.Is(err, memory.ErrIncompleteScope) {
+		t.Errorf("get without an agent under RequireAgentIdentity: %v", err)
+	}
+}
+
+func TestNewWorkingOptions(t *testing.T) {
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	for _, c := range []struct {
+		store *backend.Store
+		opt   tiers.WorkingOptions
+	}{
+		{nil, tiers.WorkingOptions{}},
+		{st, tiers.WorkingOptions{MaxUpdateAttempts: -1}},
+		{st, tiers.WorkingOptions{SystemTenant: "sys\n"}},
+	} {
+		if _, err := tiers.NewWorking(c.store, c.opt); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("NewWorking(%v, %+v): %v, want ErrInvalidArgument", c.store != nil, c.opt, err)
+		}
+	}
+	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	if err != nil || w.SystemTenant() != tiers.DefaultSystemTenant {
+		t.Errorf("default system tenant: %v, %v", w, err)
+	}
+}
+
+func TestLevelOf(t *testing.T) {
+	for _, level := range tiers.WorkingLevels {
+		if got := tiers.LevelOf(wantScope(analyst, level)); got != level {
+			t.Errorf("LevelOf(%s scope) = %q", level, got)
+		}
+	}
+	for _, id := range []memory.Identity{analyst, {Tenant: "t", User: "u"}, {Tenant: "t"}, {Agent: "a", Squad: "s"}} {
+		if got := tiers.LevelOf(id); got != "" {
+			t.Errorf("LevelOf(%+v) = %q, want none", id, got)
+		}
+	}
+	if !slices.Equal(tiers.WorkingLevels, []memory.Level{"SQUAD_AGENT_RUN", "SQUAD_AGENT", "AGENT_RUN", "SQUAD_RUN", "SQUAD", "AGENT"}) {
+		t.Errorf("WorkingLevels = %v", tiers.WorkingLevels)
+	}
+}
