@@ -106,9 +106,18 @@ func neighbour(rng *rand.Rand, id memory.Identity) memory.Identity {
 	return id
 }
 
+// workingLevels are the six levels of keyed working memory, whose rows
+// keep only their level's identity fields (memory.Level.Keyed).
+var workingLevels = []memory.Level{
+	memory.LevelSquadAgentRun, memory.LevelSquadAgent, memory.LevelAgentRun,
+	memory.LevelSquadRun, memory.LevelSquad, memory.LevelParentAgent,
+}
+
 // identities returns n distinct identities that a Store would accept as
 // writers (at least one field besides tenant), none of them in avoid. Most
-// are neighbours of an earlier one or of one in near.
+// are neighbours of an earlier one or of one in near; a fifth are reduced
+// to the fields one working-memory level keeps, so that every level's
+// keyed rows are in the data set beside fuller identities.
 func identities(rng *rand.Rand, n int, near []memory.Identity, avoid map[memory.Identity]bool) []memory.Identity {
 	var out []memory.Identity
 	seen := make(map[memory.Identity]bool)
@@ -123,6 +132,11 @@ func identities(rng *rand.Rand, n int, near []memory.Identity, avoid map[memory.
 			}
 		default:
 			id = randomIdentity(rng)
+		}
+		if rng.IntN(5) == 0 {
+			// A keyed working-memory row: only the fields its level keeps,
+			// as an AGENT row has no instance, squad or run.
+			id = id.Only(pick(rng, workingLevels).Keyed())
 		}
 		if seen[id] || avoid[id] || id.Only(memory.AllFields&^memory.FieldTenant) == (memory.Identity{}) {
 			continue
