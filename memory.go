@@ -75,7 +75,8 @@ type Record struct {
 	// Expires is when the record stops being returned; zero means never.
 	Expires time.Time
 	// Tokens caches the token count of Content, computed once when the
-	// record is written; zero means not counted.
+	// record is written; zero means not counted (backend.Store counts every
+	// kind but documents).
 	Tokens int
 	// Version counts the writes of this id: a store sets it to 1 when the
 	// id is first stored and adds one on every replacement, so a reader

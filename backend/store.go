@@ -14,8 +14,8 @@ type StoreOptions struct {
 	// Posture is the identity requirements; the zero value requires only
 	// each level's own fields and refuses the store level.
 	Posture memory.Posture
-	// Tokens counts tokens for the per-record cache (Record.Tokens);
-	// nil means exact cl100k_base counts.
+	// Tokens counts tokens for the per-record cache (Record.Tokens) of
+	// every kind but documents; nil means exact cl100k_base counts.
 	Tokens memory.TokenCounter
 	// Clock stamps records written without a creation time; nil means time.Now.
 	Clock Clock
@@ -67,8 +67,12 @@ func (s *Store) Tokens() memory.TokenCounter { return s.opt.Tokens }
 // (a subset of id's fields, as keyed working memory does for its levels)
 // but never a field id does not have or a different tenant. Records without
 // a creation time are stamped with the clock, records without an id get a
-// fresh one, and token counts are computed once here. The batch is stored
-// whole or not at all.
+// fresh one, and token counts are computed once here — except for
+// documents (memory.KindDocument), whose JSON is state handed between
+// steps rather than prompt text, and which are rewritten whole on every
+// update: counting a 100 KiB payload takes about 65 ms, so a document
+// keeps Tokens zero ("not counted") unless the caller sets it. The batch
+// is stored whole or not at all.
 func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -106,7 +110,7 @@ func (s *Store) prepare(id memory.Identity, r memory.Record, now time.Time) (mem
 	if r.ID == "" {
 		r.ID = memory.NewID(r.Created)
 	}
-	if r.Tokens == 0 && r.Content != "" {
+	if r.Tokens == 0 && r.Content != "" && r.Kind != memory.KindDocument {
 		r.Tokens = s.opt.Tokens.CountTokens(r.Content)
 	}
 	return r, nil
