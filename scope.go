@@ -99,6 +99,26 @@ func (id Identity) Get(f Field) string {
 	return ""
 }
 
+// With returns a copy of id with field f set to v. f must be a single
+// field; any other value returns id unchanged.
+func (id Identity) With(f Field, v string) Identity {
+	switch f {
+	case FieldTenant:
+		id.Tenant = v
+	case FieldUser:
+		id.User = v
+	case FieldAgent:
+		id.Agent = v
+	case FieldInstance:
+		id.Instance = v
+	case FieldSquad:
+		id.Squad = v
+	case FieldSession:
+		id.Session = v
+	}
+	return id
+}
+
 // Only returns a copy of id with every field outside f cleared.
 func (id Identity) Only(f Field) Identity {
 	var out Identity

@@ -125,3 +125,23 @@ func TestKeyedFields(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentityWith(t *testing.T) {
+	id := memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "q", Session: "s"}
+	fields := []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
+	for _, f := range fields {
+		got := id.With(f, "x")
+		for _, g := range fields {
+			want := id.Get(g)
+			if g == f {
+				want = "x"
+			}
+			if got.Get(g) != want {
+				t.Errorf("With(%v, x).Get(%v) = %q, want %q", f, g, got.Get(g), want)
+			}
+		}
+	}
+	if got := id.With(memory.FieldUser|memory.FieldAgent, "x"); got != id {
+		t.Errorf("With of two fields changed id: %+v", got)
+	}
+}

@@ -235,7 +235,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 			t.Errorf("initech Get of the platform row: %v, want ErrNotFound", err)
 		}
 		// Another agent's defaults are not this agent's.
-		if _, err := w.LoadMerged(ctx, withField(acme, memory.FieldAgent, "kaos://agent/other"), "live_chat_vendors"); !errors.Is(err, memory.ErrNotFound) {
+		if _, err := w.LoadMerged(ctx, acme.With(memory.FieldAgent, "kaos://agent/other"), "live_chat_vendors"); !errors.Is(err, memory.ErrNotFound) {
 			t.Errorf("another agent: %v, want ErrNotFound", err)
 		}
 		if _, err := w.LoadMerged(ctx, acme, "nothing"); !errors.Is(err, memory.ErrNotFound) {
@@ -244,7 +244,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 		if _, err := w.LoadMerged(ctx, acme, "bad_shape"); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), `"bad_shape"`) {
 			t.Errorf("wrong shapes: %v, want ErrInvalidArgument naming the key", err)
 		}
-		if _, err := w.LoadMerged(ctx, withField(acme, memory.FieldAgent, ""), "settings"); !errors.Is(err, memory.ErrIncompleteScope) {
+		if _, err := w.LoadMerged(ctx, acme.With(memory.FieldAgent, ""), "settings"); !errors.Is(err, memory.ErrIncompleteScope) {
 			t.Errorf("no agent: %v, want ErrIncompleteScope", err)
 		}
 		if _, err := w.LoadMerged(ctx, acme, ""); !errors.Is(err, memory.ErrInvalidArgument) {

@@ -268,7 +268,7 @@ func TestWorkingIsolation(t *testing.T) {
 		fields := []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
 		for _, level := range tiers.WorkingLevels {
 			for _, f := range fields {
-				reader := withField(analyst, f, analyst.Get(f)+"x") // "acmex" never sees "acme"
+				reader := analyst.With(f, analyst.Get(f)+"x") // "acmex" never sees "acme"
 				_, err := w.Get(ctx, reader, level, "secret")
 				kept := level.Keyed().Has(f)
 				switch {
@@ -291,12 +291,12 @@ func TestWorkingIsolation(t *testing.T) {
 			}
 		}
 		// The same key in two tenants holds two rows.
-		globex := withField(analyst, memory.FieldTenant, "globex")
+		globex := analyst.With(memory.FieldTenant, "globex")
 		if _, err := w.Put(ctx, globex, tiers.Document{Level: memory.LevelParentAgent, Key: "secret", JSON: json.RawMessage(`"globex"`)}); err != nil {
 			t.Fatal(err)
 		}
 		for id, want := range map[string]string{"acme": `"AGENT"`, "globex": `"globex"`} {
-			got, err := w.Get(ctx, withField(analyst, memory.FieldTenant, id), memory.LevelParentAgent, "secret")
+			got, err := w.Get(ctx, analyst.With(memory.FieldTenant, id), memory.LevelParentAgent, "secret")
 			if err != nil || string(got.JSON) != want {
 				t.Errorf("tenant %s reads %s, %v; want %s", id, got.JSON, err, want)
 			}
@@ -304,31 +304,13 @@ func TestWorkingIsolation(t *testing.T) {
 	})
 }
 
-func withField(id memory.Identity, f memory.Field, v string) memory.Identity {
-	switch f {
-	case memory.FieldTenant:
-		id.Tenant = v
-	case memory.FieldUser:
-		id.User = v
-	case memory.FieldAgent:
-		id.Agent = v
-	case memory.FieldInstance:
-		id.Instance = v
-	case memory.FieldSquad:
-		id.Squad = v
-	case memory.FieldSession:
-		id.Session = v
-	}
-	return id
-}
-
 func TestWorkingBadInput(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, _ := newWorking(t, d, tiers.WorkingOptions{})
-		noSquad := withField(analyst, memory.FieldSquad, "")
-		noAgent := withField(analyst, memory.FieldAgent, "")
+		noSquad := analyst.With(memory.FieldSquad, "")
+		noAgent := analyst.With(memory.FieldAgent, "")
 		cancelled, cancel := context.WithCancel(ctx)
 		cancel()
 		ok := json.RawMessage(`{"ok":true}`)
@@ -353,7 +335,7 @@ func TestWorkingBadInput(t *testing.T) {
 			{"squad level without a squad", ctx, noSquad, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
 			{"default level without a squad", ctx, noSquad, tiers.Document{Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
 			{"AGENT without an agent", ctx, noAgent, tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "agent"},
-			{"malformed identity", ctx, withField(analyst, memory.FieldSquad, " s"), tiers.Document{Key: "k", JSON: ok}, memory.ErrInvalidArgument, "white space"},
+			{"malformed identity", ctx, analyst.With(memory.FieldSquad, " s"), tiers.Document{Key: "k", JSON: ok}, memory.ErrInvalidArgument, "white space"},
 			{"cancelled context", cancelled, analyst, tiers.Document{Key: "k", JSON: ok}, context.Canceled, ""},
 		}
 		for _, c := range cases {
@@ -430,7 +412,7 @@ func TestWorkingPosture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []memory.Identity{withField(analyst, memory.FieldAgent, ""), withField(analyst, memory.FieldUser, "")} {
+	for _, id := range []memory.Identity{analyst.With(memory.FieldAgent, ""), analyst.With(memory.FieldUser, "")} {
 		if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrIncompleteScope) {
 			t.Errorf("put as %+v under a strict posture: %v, want ErrIncompleteScope", id, err)
 		}
@@ -438,7 +420,7 @@ func TestWorkingPosture(t *testing.T) {
 	if _, err := w.Put(ctx, analyst, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Get(ctx, withField(analyst, memory.FieldAgent, ""), memory.LevelSquad, "k"); !errors.Is(err, memory.ErrIncompleteScope) {
+	if _, err := w.Get(ctx, analyst.With(memory.FieldAgent, ""), memory.LevelSquad, "k"); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Errorf("get without an agent under RequireAgentIdentity: %v", err)
 	}
 }

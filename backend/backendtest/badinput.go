@@ -79,7 +79,7 @@ func badRecords() []badRecord {
 			{"with trailing white space", "alice\u00a0"},
 			{"over MaxIdentityFieldBytes", strings.Repeat("a", memory.MaxIdentityFieldBytes+1)},
 		} {
-			cases = append(cases, badRecord{"identity " + f.String() + " " + v.name, func(r *memory.Record) { r.Identity = setField(r.Identity, f, v.value) }, inv})
+			cases = append(cases, badRecord{"identity " + f.String() + " " + v.name, func(r *memory.Record) { r.Identity = r.Identity.With(f, v.value) }, inv})
 		}
 	}
 	return cases

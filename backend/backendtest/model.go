@@ -47,25 +47,6 @@ var keyPool = []string{"", "", "", "k", "k2", "K", "ключ", "live_chat_vendor
 // compare differently as bytes, as text under a collation, and by case.
 var idPrefixes = []string{"r", "R", "é", "用", "r-", "~"}
 
-// setField returns id with field f set to v.
-func setField(id memory.Identity, f memory.Field, v string) memory.Identity {
-	switch f {
-	case memory.FieldTenant:
-		id.Tenant = v
-	case memory.FieldUser:
-		id.User = v
-	case memory.FieldAgent:
-		id.Agent = v
-	case memory.FieldInstance:
-		id.Instance = v
-	case memory.FieldSquad:
-		id.Squad = v
-	case memory.FieldSession:
-		id.Session = v
-	}
-	return id
-}
-
 // pick returns a random element of s.
 func pick[T any](rng *rand.Rand, s []T) T { return s[rng.IntN(len(s))] }
 
@@ -86,7 +67,7 @@ func randomValue(rng *rand.Rand, f memory.Field) string {
 func randomIdentity(rng *rand.Rand) memory.Identity {
 	id := memory.Identity{Tenant: pick(rng, tenantPool)}
 	for _, f := range personFields {
-		id = setField(id, f, randomValue(rng, f))
+		id = id.With(f, randomValue(rng, f))
 	}
 	return id
 }
@@ -101,7 +82,7 @@ func neighbour(rng *rand.Rand, id memory.Identity) memory.Identity {
 			continue
 		}
 		f := pick(rng, personFields)
-		id = setField(id, f, randomValue(rng, f))
+		id = id.With(f, randomValue(rng, f))
 	}
 	return id
 }
