@@ -1,17 +1,10 @@
 package tiers_test
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"github.com/jmoiron/sqlx"
 	_ "github.com/lib/pq"
 
 	"github.com/agentmem/memory/backend"
@@ -104,65 +97,24 @@ func newWorking(t testing.TB, d backend.Driver, opt tiers.WorkingOptions) (*tier
 	return w, st
 }
 
-// The PostgreSQL cluster working-memory tests share, started on first use
-// and stopped by TestMain; each test gets a database of its own.
-var (
-	pgOnce    sync.Once
-	pgCluster *pgtest.Cluster
-	pgErr     error
-	pgDBs     atomic.Int64
-)
+// pgShared is the PostgreSQL cluster working-memory tests share, started
+// on first use and stopped by TestMain.
+var pgShared pgtest.Shared
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if pgCluster != nil {
-		pgCluster.Stop()
-	}
+	pgShared.Stop()
 	os.Exit(code)
 }
 
 // workingDB creates an empty database for t in the shared cluster, drops
 // it when t ends, and returns its DSN. Without server binaries it skips t,
-// unless pgtest.RequireEnv is set, when it fails t.
+// unless pgtest.RequireEnv is set, when it fails t. Its sessions commit
+// without waiting for the WAL to reach the disk: these tests check
+// transactional behaviour, not durability across a server crash, and the
+// counter test's 16,000 serialised commits would otherwise measure the
+// disk's flush latency.
 func workingDB(t testing.TB) string {
 	t.Helper()
-	pgOnce.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		pgCluster, pgErr = pgtest.Start(ctx)
-	})
-	if errors.Is(pgErr, pgtest.ErrUnavailable) && os.Getenv(pgtest.RequireEnv) == "" {
-		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", pgErr, pgtest.RequireEnv)
-	}
-	if pgErr != nil {
-		t.Fatalf("start PostgreSQL: %v", pgErr)
-	}
-	admin, err := sqlx.Open("postgres", pgCluster.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	name := fmt.Sprintf("working_%d", pgDBs.Add(1))
-	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("create database %s: %v", name, err)
-	}
-	// Commits need not wait for the WAL to reach the disk: these tests
-	// check transactional behaviour, not durability across a server crash,
-	// and the counter test's 16,000 serialised commits would otherwise
-	// measure the disk's flush latency.
-	if _, err := admin.Exec("ALTER DATABASE " + name + " SET synchronous_commit = off"); err != nil {
-		t.Fatalf("configure database %s: %v", name, err)
-	}
-	t.Cleanup(func() {
-		admin, err := sqlx.Open("postgres", pgCluster.DSN)
-		if err != nil {
-			t.Errorf("open admin connection: %v", err)
-			return
-		}
-		defer admin.Close()
-		if _, err := admin.Exec("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"); err != nil {
-			t.Errorf("drop database %s: %v", name, err)
-		}
-	})
-	return fmt.Sprintf("host=%s port=%d user=postgres dbname=%s sslmode=disable", pgCluster.SocketDir, pgCluster.Port, name)
+	return pgShared.CreateDB(t, true) + " options='-c synchronous_commit=off'"
 }

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -743,11 +744,14 @@ func TestSearchWithoutExtensionPrivilege(t *testing.T) {
 	exactFallback(t, unprivilegedDB(t, admin, c.DSN))
 }
 
+// searchers numbers the roles unprivilegedDB creates.
+var searchers atomic.Int64
+
 // unprivilegedDB creates a login role without superuser and a database it
 // owns, dropped when t ends, and returns the DSN connecting as that role.
 func unprivilegedDB(t *testing.T, admin *sqlx.DB, adminDSN string) string {
 	t.Helper()
-	name := fmt.Sprintf("searcher_%d", dbCounter.Add(1))
+	name := fmt.Sprintf("searcher_%d", searchers.Add(1))
 	for _, stmt := range []string{
 		"CREATE ROLE " + name + " LOGIN NOSUPERUSER",
 		"CREATE DATABASE " + name + " OWNER " + name,

@@ -277,9 +277,7 @@ func ForTest(t testing.TB) *Cluster {
 // fails t otherwise.
 func startForTest(t testing.TB, bin string, err error) *Cluster {
 	t.Helper()
-	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
-		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
-	}
+	skipUnavailable(t, err)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}
@@ -291,4 +289,13 @@ func startForTest(t testing.TB, bin string, err error) *Cluster {
 	}
 	t.Cleanup(c.Stop)
 	return c
+}
+
+// skipUnavailable skips t when err is ErrUnavailable and RequireEnv is not
+// set; under RequireEnv the caller fails t for any err.
+func skipUnavailable(t testing.TB, err error) {
+	t.Helper()
+	if errors.Is(err, ErrUnavailable) && os.Getenv(RequireEnv) == "" {
+		t.Skipf("%v; install postgresql-15 (or set %s to make this a failure)", err, RequireEnv)
+	}
 }
