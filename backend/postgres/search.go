@@ -83,16 +83,14 @@ const (
 // without the index, retrying the build every ten minutes.
 //
 // Each search is one read-only transaction that sets hnsw.ef_search to
-// max(Options.EfSearch, 2k) (at most 1000; DefaultEfSearch is 60), and
-// then asks for the k rows nearest the query among those q matches. The
-// planner chooses between the HNSW index (an approximate search, for
-// broad scopes) and the scope's own indexes (an exact search of a narrow
-// scope, such as one session). When the index yields fewer than k rows
-// (its ef_search candidates were rejected by the filter), the search is
-// run again with hnsw.iterative_scan = relaxed_order (pgvector 0.8 and
-// newer), which walks on past them; when that too yields fewer than k,
-// the scope is searched again exactly, so a filter that rejects most of
-// the index's candidates costs time, never results. Among records at one distance,
+// max(Options.EfSearch, 2k) (at most 1000; DefaultEfSearch is 60) and
+// hnsw.iterative_scan to relaxed_order, and then asks for the k rows
+// nearest the query among those q matches. The planner chooses between
+// the HNSW index (an approximate search, for broad scopes) and the
+// scope's own indexes (an exact search of a narrow scope, such as one
+// session). When the index yields fewer than k rows, the scope is
+// searched again exactly, so a filter that rejects most of the index's
+// candidates costs time, never results. Among records at one distance,
 // which of them the index yields is its own choice. Without the index
 // (more than 4000 dimensions, pgvector older than 0.7, or while it
 // cannot be built) the server computes every cosine distance in the
@@ -418,9 +416,9 @@ func extensionUnavailable(err error) bool {
 // walk keeps, which a search's time grows about in proportion to. It is
 // chosen for data shaped like text embeddings. On 100,000 such vectors of
 // 384 dimensions (BENCHMARKS.md; index built with pgvector's defaults, m =
-// 16 and ef_construction = 64) recall@10 against exact search was 0.93 at
-// 40 (pgvector's own default), 0.97 at 60 and 0.99 at 80, and a search
-// took about 4.1, 4.8 and 6.0 ms. Data without neighbourhood structure needs
+// 16 and ef_construction = 64) recall@10 against exact search was 0.92 at
+// 40 (pgvector's own default), 0.97 at 60 and 0.98 at 80, and a search
+// took 4.5, 4.9 and 6.6 ms. Data without neighbourhood structure needs
 // more: on 5,000 random unit vectors of 64 dimensions recall@10 was 0.93
 // at 60 and 0.98 at 100, and on 100,000 random vectors of 384 dimensions
 // it was 0.12 at 80.
@@ -441,19 +439,10 @@ func (p *searchPlan) searchInServer(ctx context.Context, tx *sqlx.Tx, q backend.
 	if err != nil {
 		return nil, err
 	}
-	if p.indexed && p.iterative && len(out) < k {
-		// The scan stopped after ef_search candidates, which the filter
-		// may have rejected: walk on, as far as hnsw.max_scan_tuples.
-		if _, err := tx.ExecContext(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order"); err != nil {
-			return nil, fail(ctx, err, "postgres: set the vector search parameters")
-		}
-		if out, err = queryMatches(ctx, tx, query, args, vec); err != nil {
-			return nil, err
-		}
-	}
 	if p.indexed && len(out) < k {
-		// Still fewer than k rows: the scan's candidates ran out, or were
-		// cut short, before k of them passed the filter.
+		// An index scan stops after hnsw.max_scan_tuples candidates (or,
+		// before pgvector 0.8, after ef_search), which a selective filter
+		// may reject: fewer than k rows may mean more are left.
 		query, args = p.searchSQL(q, vec, k, now, true)
 		if out, err = queryMatches(ctx, tx, query, args, vec); err != nil {
 			return nil, err
@@ -465,18 +454,14 @@ func (p *searchPlan) searchInServer(ctx context.Context, tx *sqlx.Tx, q backend.
 
 // setParams sets the index scan's parameters for the rest of tx, in one
 // round trip; a plan without the index sets none. Both values are
-// integers or keywords the driver writes, never caller text. Iterative
-// scans start off whatever the server's default: keeping the candidates a
-// scan could resume from cost about a tenth of a search's time, and only
-// a search whose filter rejects candidates needs them (searchInServer
-// turns them on for a second scan).
+// integers or keywords the driver writes, never caller text.
 func (p *searchPlan) setParams(ctx context.Context, tx *sqlx.Tx, ef, k int) error {
 	if !p.indexed {
 		return nil
 	}
 	set := "SET LOCAL hnsw.ef_search = " + strconv.Itoa(efSearch(ef, k))
 	if p.iterative {
-		set += "; SET LOCAL hnsw.iterative_scan = off"
+		set += "; SET LOCAL hnsw.iterative_scan = relaxed_order"
 	}
 	if _, err := tx.ExecContext(ctx, set); err != nil {
 		return fail(ctx, err, "postgres: set the vector search parameters")
