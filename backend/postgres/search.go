@@ -418,10 +418,10 @@ func extensionUnavailable(err error) bool {
 // 384 dimensions (BENCHMARKS.md; index built with pgvector's defaults, m =
 // 16 and ef_construction = 64) recall@10 against exact search was 0.92 at
 // 40 (pgvector's own default), 0.97 at 60 and 0.98 at 80, and a search
-// took 4.5, 4.9 and 6.6 ms. Data without neighbourhood structure needs
-// more: on 5,000 random unit vectors of 64 dimensions recall@10 was 0.93
-// at 60 and 0.98 at 100, and on 100,000 random vectors of 384 dimensions
-// it was 0.12 at 80.
+// took 4.5, 4.9 and 6.6 ms in one run (at 60, 5.4 to 6.0 ms in three
+// more). Data without neighbourhood structure needs more: on 5,000 random
+// unit vectors of 64 dimensions recall@10 was 0.93 at 60 and 0.98 at 100,
+// and on 100,000 random vectors of 384 dimensions it was 0.12 at 80.
 const DefaultEfSearch = 60
 
 // efSearch is the hnsw.ef_search a search for k results sets.
