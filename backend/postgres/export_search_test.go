@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
 	"strings"
 
 	"github.com/agentmem/memory"
@@ -14,7 +13,8 @@ const HNSWIndex = hnswIndex
 
 // ExplainSearch returns the plan PostgreSQL chooses for the statement a
 // Search with these arguments runs first (EXPLAIN without ANALYZE, one
-// line per plan line), under the same index scan parameters. It needs
+// line per plan line); the index scan's parameters, which the statement
+// sets as it runs, are the connection's own while it is planned. It needs
 // pgvector; the store must have a dimension.
 func (d *Driver) ExplainSearch(ctx context.Context, q backend.Query, vec []float32, k int) (string, error) {
 	dims, err := d.knownDims(ctx)
@@ -32,17 +32,13 @@ func (d *Driver) ExplainSearch(ctx context.Context, q backend.Query, vec []float
 	if err != nil {
 		return "", err
 	}
-	tx, err := d.db.BeginTxx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return "", err
+	form := formIndex
+	if !p.indexed {
+		form = formExact
 	}
-	defer func() { _ = tx.Rollback() }()
-	if err := p.setParams(ctx, tx, d.efSearch, k); err != nil {
-		return "", err
-	}
-	query, args := p.searchSQL(q, vec, k, now, !p.indexed)
+	query, args := p.searchSQL(q, vec, k, now, d.efSearch, form)
 	var lines []string
-	if err := tx.SelectContext(ctx, &lines, "EXPLAIN "+query, args...); err != nil {
+	if err := d.db.SelectContext(ctx, &lines, "EXPLAIN "+query, args...); err != nil {
 		return "", err
 	}
 	return strings.Join(lines, "\n"), nil
@@ -55,3 +51,11 @@ func (d *Driver) SearchUsesIndex() bool {
 	p := d.searchState().plan.Load()
 	return p != nil && p.indexed
 }
+
+// ShortScopes returns how many scopes d remembers as coming up short
+// without an iterative scan.
+func (d *Driver) ShortScopes() int { return d.search.short.len() }
+
+// RememberShort makes d's searches of q for k or more results start with
+// an iterative scan, as if such a search had come up short without one.
+func (d *Driver) RememberShort(q backend.Query, k int) { d.search.short.remember(scopeKey(q), k) }

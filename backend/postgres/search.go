@@ -82,19 +82,37 @@ const (
 // not own the table) is logged as a warning, and the driver searches
 // without the index, retrying the build every ten minutes.
 //
-// Each search is one read-only transaction that sets hnsw.ef_search to
-// max(Options.EfSearch, 2k) (at most 1000; DefaultEfSearch is 60) and
-// hnsw.iterative_scan to relaxed_order, and then asks for the k rows
-// nearest the query among those q matches. The planner chooses between
-// the HNSW index (an approximate search, for broad scopes) and the
-// scope's own indexes (an exact search of a narrow scope, such as one
-// session). When the index yields fewer than k rows, the scope is
-// searched again exactly, so a filter that rejects most of the index's
-// candidates costs time, never results. Among records at one distance,
-// which of them the index yields is its own choice. Without the index
-// (more than 4000 dimensions, pgvector older than 0.7, or while it
-// cannot be built) the server computes every cosine distance in the
-// scope.
+// Each search is one statement, outside any explicit transaction, that
+// asks for the k rows nearest the query among those q matches. The index
+// scan's parameters travel with it: the query vector comes from a
+// subquery that first sets hnsw.ef_search to max(Options.EfSearch, 2k)
+// (at most 1000; DefaultEfSearch is 60) and hnsw.iterative_scan with
+// set_config(..., true), which lasts only for the statement's own
+// transaction. The executor computes that subquery before the index scan
+// reads its first tuple, which is when pgvector reads both settings; the
+// connection goes back to the pool as it came. That saves the three
+// round trips of BEGIN, SET LOCAL and COMMIT. The planner, which runs
+// before the subquery, costs the index at the connection's own
+// hnsw.ef_search, and chooses between the HNSW index (an approximate
+// search, for broad scopes) and the scope's own indexes (an exact search
+// of a narrow scope, such as one session).
+//
+// A filter may reject most of the graph walk's candidates, leaving fewer
+// than k rows while more are left. A search then runs again with
+// pgvector's iterative scan (0.8 and newer), which walks on in batches
+// until it has k rows or has passed hnsw.max_scan_tuples candidates, and
+// after that, if still short, exactly, with no index: a narrow filter
+// costs time, never results. The first statement scans iteratively only
+// for a scope that came up short before without (the driver remembers
+// up to 4096 such scopes): an iterative scan costs about an eighth more
+// than a plain walk, and returns the same rows whenever the walk holds k
+// of them (BENCHMARKS.md), as it does for a scope that makes up most of
+// the indexed records.
+//
+// Among records at one distance, which of them the index yields is its
+// own choice. Without the index (more than 4000 dimensions, pgvector
+// older than 0.7, or while it cannot be built) the server computes every
+// cosine distance in the scope.
 //
 // # Without pgvector
 //
@@ -138,18 +156,16 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 	if err != nil {
 		return nil, err
 	}
+	if !p.exact {
+		return d.searchInServer(ctx, p, q, vec, k, now)
+	}
 	// Repeatable read: the exact search's two reads see one snapshot.
 	tx, err := d.db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
 		return nil, fail(ctx, err, "postgres: begin search")
 	}
 	defer func() { _ = tx.Rollback() }()
-	var out []backend.Match
-	if p.exact {
-		out, err = searchInGo(ctx, tx, q, vec, k, now)
-	} else {
-		out, err = p.searchInServer(ctx, tx, q, vec, k, d.efSearch, now)
-	}
+	out, err := searchInGo(ctx, tx, q, vec, k, now)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +209,7 @@ type searchState struct {
 	sem       chan struct{} // held while a plan is decided
 	plan      atomic.Pointer[searchPlan]
 	warnExact sync.Once
+	short     shortScopes
 }
 
 // searchState returns d's vector search state, made ready on first use.
@@ -429,51 +446,69 @@ func efSearch(base, k int) int {
 	return min(max(base, 2*k), maxEfSearch)
 }
 
-// searchInServer runs the search with pgvector within tx.
-func (p *searchPlan) searchInServer(ctx context.Context, tx *sqlx.Tx, q backend.Query, vec []float32, k, ef int, now int64) ([]backend.Match, error) {
-	if err := p.setParams(ctx, tx, ef, k); err != nil {
-		return nil, err
+// searchForm is the form of a search statement.
+type searchForm int
+
+const (
+	// formIndex orders by the indexed expression, so that the planner
+	// may read the HNSW index, with iterative scans off.
+	formIndex searchForm = iota
+	// formIterative is formIndex with iterative scans on.
+	formIterative
+	// formExact orders by an expression no index serves.
+	formExact
+)
+
+// searchInServer runs the search with pgvector, one statement at a time:
+// through the index, with an iterative scan when the scope is known to
+// come up short without one (see shortScopes), then, while the rows are
+// fewer than k, with an iterative scan, then exactly.
+func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Query, vec []float32, k int, now int64) ([]backend.Match, error) {
+	var forms []searchForm
+	switch {
+	case !p.indexed:
+		forms = []searchForm{formExact}
+	case !p.iterative:
+		forms = []searchForm{formIndex, formExact}
+	default:
+		forms = []searchForm{formIndex, formIterative, formExact}
 	}
-	query, args := p.searchSQL(q, vec, k, now, !p.indexed)
-	out, err := queryMatches(ctx, tx, query, args, vec)
-	if err != nil {
-		return nil, err
+	var key string
+	if len(forms) == 3 {
+		key = scopeKey(q)
+		if d.search.short.short(key, k) {
+			forms = forms[1:]
+		}
 	}
-	if p.indexed && len(out) < k {
-		// An index scan stops after hnsw.max_scan_tuples candidates (or,
-		// before pgvector 0.8, after ef_search), which a selective filter
-		// may reject: fewer than k rows may mean more are left.
-		query, args = p.searchSQL(q, vec, k, now, true)
-		if out, err = queryMatches(ctx, tx, query, args, vec); err != nil {
+	var out []backend.Match
+	for _, form := range forms {
+		// An index scan stops after ef_search candidates, or with an
+		// iterative scan after hnsw.max_scan_tuples, which a selective
+		// filter may reject: fewer than k rows may mean more are left.
+		query, args := p.searchSQL(q, vec, k, now, d.efSearch, form)
+		var err error
+		if out, err = queryMatches(ctx, d.db, query, args, vec); err != nil {
 			return nil, err
+		}
+		if len(out) >= k {
+			break
+		}
+		if form == formIndex && key != "" {
+			d.search.short.remember(key, k)
 		}
 	}
 	slices.SortFunc(out, compareMatches)
 	return out, nil
 }
 
-// setParams sets the index scan's parameters for the rest of tx, in one
-// round trip; a plan without the index sets none. Both values are
-// integers or keywords the driver writes, never caller text.
-func (p *searchPlan) setParams(ctx context.Context, tx *sqlx.Tx, ef, k int) error {
-	if !p.indexed {
-		return nil
-	}
-	set := "SET LOCAL hnsw.ef_search = " + strconv.Itoa(efSearch(ef, k))
-	if p.iterative {
-		set += "; SET LOCAL hnsw.iterative_scan = relaxed_order"
-	}
-	if _, err := tx.ExecContext(ctx, set); err != nil {
-		return fail(ctx, err, "postgres: set the vector search parameters")
-	}
-	return nil
-}
-
-// searchSQL returns the search statement and its arguments. The
-// approximate form orders by the indexed distance expression alone, so
-// that the planner may read the HNSW index; the exact form orders by an
-// expression no index serves, with List order for ties.
-func (p *searchPlan) searchSQL(q backend.Query, vec []float32, k int, now int64, exact bool) (string, []any) {
+// searchSQL returns the search statement of the form given and its
+// arguments. The index forms order by the indexed distance expression
+// alone, so that the planner may read the HNSW index, to a query vector
+// given by a subquery that first sets the index scan's parameters (see
+// Search): hnsw.ef_search to efSearch(ef, k), a parameter, and, with
+// pgvector 0.8 or newer, hnsw.iterative_scan. The exact form orders by an
+// expression no index serves, with List order for ties, and sets nothing.
+func (p *searchPlan) searchSQL(q backend.Query, vec []float32, k int, now int64, ef int, form searchForm) (string, []any) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
@@ -482,16 +517,25 @@ func (p *searchPlan) searchSQL(q backend.Query, vec []float32, k int, now int64,
 	args = append(args, now)
 	b.WriteString(" AND embedding IS NOT NULL AND (expires IS NULL OR expires > $")
 	b.WriteString(itoa(len(args)))
-	if exact {
+	if form == formExact {
 		args = append(args, queryVector(vec))
 		b.WriteString(") ORDER BY 1 - (embedding::" + p.vecType + " " + p.distOp + " $" + itoa(len(args)) + "::" + p.vecType)
 		b.WriteString(") DESC, created DESC, id DESC LIMIT $")
 	} else {
 		// The indexed expression, compared with the query scaled to unit
-		// length, as the index holds the stored vectors.
-		args = append(args, queryVector(unit(vec)))
-		b.WriteString(") ORDER BY " + p.indexExpr + " " + p.ipOp + " $" + itoa(len(args)) + "::" + p.halfType)
-		b.WriteString(" LIMIT $")
+		// length, as the index holds the stored vectors. Iterative scans
+		// are set off explicitly, whatever the connection's own setting.
+		mode := "off"
+		if form == formIterative {
+			mode = "relaxed_order"
+		}
+		args = append(args, queryVector(unit(vec)), strconv.Itoa(efSearch(ef, k)))
+		b.WriteString(") ORDER BY " + p.indexExpr + " " + p.ipOp + " (SELECT $" + itoa(len(args)-1) + "::" + p.halfType)
+		b.WriteString(" WHERE set_config('hnsw.ef_search', $" + itoa(len(args)) + ", true) IS NOT NULL")
+		if p.iterative {
+			b.WriteString(" AND set_config('hnsw.iterative_scan', '" + mode + "', true) IS NOT NULL")
+		}
+		b.WriteString(") LIMIT $")
 	}
 	args = append(args, int64(k))
 	b.WriteString(itoa(len(args)))
@@ -505,8 +549,8 @@ func queryVector(vec []float32) string {
 }
 
 // queryMatches runs a query of selectColumns and scores its records.
-func queryMatches(ctx context.Context, tx *sqlx.Tx, query string, args []any, vec []float32) ([]backend.Match, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
+func queryMatches(ctx context.Context, db sqlx.QueryerContext, query string, args []any, vec []float32) ([]backend.Match, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fail(ctx, err, "postgres: search")
 	}

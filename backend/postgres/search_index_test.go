@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -153,8 +155,8 @@ func TestSearchEfSearch(t *testing.T) {
 	if _, err := d.Search(ctx, tenantQuery("t"), unitVector(rnd, 32), 1); err != nil {
 		t.Fatalf("first Search: %v", err)
 	}
-	recall := func(ef int) float64 {
-		dd := openForced(t, dsn, "", postgres.Options{EfSearch: ef})
+	recall := func(ef, own int) float64 {
+		dd := openForced(t, dsn, fmt.Sprintf("-c hnsw.ef_search=%d", own), postgres.Options{EfSearch: ef})
 		qr := rand.New(rand.NewPCG(7, 7))
 		hits := 0
 		const queries = 60
@@ -171,11 +173,61 @@ func TestSearchEfSearch(t *testing.T) {
 		}
 		return float64(hits) / queries
 	}
-	wide, narrow := recall(1000), recall(1)
+	// The connections' own hnsw.ef_search is the opposite of the option
+	// each time: the option must win.
+	wide, narrow := recall(1000, 1), recall(1, 1000)
 	t.Logf("recall@1: %.3f with EfSearch 1000, %.3f with EfSearch 1", wide, narrow)
 	if wide < 0.95 || narrow > wide-0.2 {
 		t.Errorf("recall@1 is %.3f with EfSearch 1000 and %.3f with EfSearch 1: the option does not reach the search", wide, narrow)
 	}
+}
+
+// TestSearchLeavesConnection checks that the index scan's parameters a
+// search sets last only for its own statement: on the driver's one
+// connection, whose own hnsw.ef_search is 33, both settings read as
+// before after searches through the index, including one that comes up
+// short and searches again exactly.
+func TestSearchLeavesConnection(t *testing.T) {
+	requirePgvector(t)
+	d, dsn := openFresh(t, postgres.Options{})
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(400, 16))
+	var recs []memory.Record
+	for i := range 400 {
+		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%03d", i), Kind: memory.KindFact,
+			Identity: memory.Identity{Tenant: "t", Session: fmt.Sprintf("s%d", i%2)}, Content: "r",
+			Created: searchT0, Vector: unitVector(rnd, 16)})
+	}
+	putBatches(t, d, recs, 400)
+	one := openForced(t, dsn, "-c hnsw.ef_search=33", postgres.Options{MaxConns: 1, EfSearch: 200})
+	settings := func(when string) {
+		t.Helper()
+		var ef, iterative string
+		if err := one.DB().QueryRowContext(ctx, `SELECT current_setting('hnsw.ef_search'), current_setting('hnsw.iterative_scan')`).Scan(&ef, &iterative); err != nil {
+			t.Fatalf("%s: read the settings: %v", when, err)
+		}
+		if ef != "33" || iterative != "off" {
+			t.Errorf("%s: hnsw.ef_search = %s, hnsw.iterative_scan = %s; want 33 and off, the connection's own", when, ef, iterative)
+		}
+	}
+	vec := unitVector(rnd, 16)
+	got, err := one.Search(ctx, tenantQuery("t"), vec, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !one.SearchUsesIndex() {
+		t.Fatal("the search did not use the index")
+	}
+	sameAsReference(t, "broad search", got, bruteForce(recs, tenantQuery("t"), vec, 10, time.Now()))
+	settings("after a search")
+	q := sessionQuery("t", "", "s1")
+	if got, err = one.Search(ctx, q, vec, 300); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 200 {
+		t.Errorf("a search for 300 of a session's 200 records returned %d", len(got))
+	}
+	settings("after a search that came up short")
 }
 
 // TestSearchRecallDefault checks DefaultEfSearch on data shaped like
@@ -224,4 +276,91 @@ func TestSearchRecallDefault(t *testing.T) {
 	if r < 0.95 {
 		t.Errorf("recall@%d is %.3f at the default EfSearch, want at least 0.95", k, r)
 	}
+}
+
+// TestSearchShortScopes checks the searches that start without an
+// iterative scan. Tenant "big" holds 2,700 of 3,000 random vectors, and
+// ten small tenants 30 each; the index is forced. A search of "big" holds
+// k rows in its first walk and is never remembered as short, and gives
+// the very rows a search starting with an iterative scan gives. A small
+// tenant's first search comes up short and is remembered, and its results
+// match exact search nearly always.
+func TestSearchShortScopes(t *testing.T) {
+	requirePgvector(t)
+	d, dsn := openFresh(t, postgres.Options{})
+	ctx := context.Background()
+	rnd := rand.New(rand.NewPCG(3000, 16))
+	var recs []memory.Record
+	for i := range 3000 {
+		tenant := "big"
+		if i%10 == 0 {
+			tenant = fmt.Sprintf("small%d", i/10%10)
+		}
+		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%04d", i), Kind: memory.KindFact,
+			Identity: memory.Identity{Tenant: tenant, Session: "s"}, Content: "r",
+			Created: searchT0.Add(time.Duration(i) * time.Millisecond), Vector: unitVector(rnd, 16)})
+	}
+	putBatches(t, d, recs, 1000)
+	if _, err := d.Search(ctx, tenantQuery("big"), unitVector(rnd, 16), 1); err != nil {
+		t.Fatalf("first Search: %v", err)
+	}
+	plain := openForced(t, dsn, "", postgres.Options{})
+	iterative := openForced(t, dsn, "", postgres.Options{})
+	big := tenantQuery("big")
+	iterative.RememberShort(big, 1)
+	for i := range 30 {
+		vec := unitVector(rnd, 16)
+		got, err := plain.Search(ctx, big, vec, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := iterative.Search(ctx, big, vec, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.EqualFunc(got, want, func(a, b backend.Match) bool { return a.Record.ID == b.Record.ID }) {
+			t.Fatalf("query %d: a search starting without an iterative scan found %v, one starting with it %v", i, matchIDs(got), matchIDs(want))
+		}
+	}
+	if n := plain.ShortScopes(); n != 0 {
+		t.Fatalf("after searches of a tenant holding 90%% of the records, %d scopes are remembered as short", n)
+	}
+
+	small := tenantQuery("small3")
+	hits, total := 0, 0
+	for i := range 20 {
+		vec := unitVector(rnd, 16)
+		got, err := plain.Search(ctx, small, vec, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := plain.ShortScopes(); n != 1 {
+			t.Fatalf("after %d searches of a tenant holding 1%% of the records, %d scopes are remembered as short, want 1", i+1, n)
+		}
+		want := bruteForce(recs, small, vec, 10, time.Now())
+		if len(got) != len(want) {
+			t.Fatalf("search %d of the small tenant: %d results, want %d", i, len(got), len(want))
+		}
+		for _, m := range got {
+			if m.Record.Identity.Tenant != "small3" {
+				t.Fatalf("search of small3 returned a record of %s", m.Record.Identity.Tenant)
+			}
+			total++
+			if slices.ContainsFunc(want, func(w backend.Match) bool { return w.Record.ID == m.Record.ID }) {
+				hits++
+			}
+		}
+	}
+	if r := float64(hits) / float64(total); r < 0.95 {
+		t.Errorf("recall@10 of the small tenant's searches is %.3f, want at least 0.95", r)
+	}
+}
+
+// matchIDs returns the matched records' ids in order.
+func matchIDs(ms []backend.Match) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Record.ID
+	}
+	return out
 }
