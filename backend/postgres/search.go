@@ -82,6 +82,10 @@ const (
 // not own the table) is logged as a warning, and the driver searches
 // without the index, retrying the build every ten minutes.
 //
+// The graph walk is bound by memory latency: a server should hold the
+// index in shared_buffers, with its shared memory in huge pages (which
+// took 0.7 ms off a 5 ms search in BENCHMARKS.md).
+//
 // Each search is one statement, outside any explicit transaction, that
 // asks for the k rows nearest the query among those q matches. The index
 // scan's parameters travel with it: the query vector comes from a
@@ -435,10 +439,11 @@ func extensionUnavailable(err error) bool {
 // 384 dimensions (BENCHMARKS.md; index built with pgvector's defaults, m =
 // 16 and ef_construction = 64) recall@10 against exact search was 0.92 at
 // 40 (pgvector's own default), 0.97 at 60 and 0.98 at 80, and a search
-// took 4.5, 4.9 and 6.6 ms in one run (at 60, 5.4 to 6.0 ms in three
-// more). Data without neighbourhood structure needs more: on 5,000 random
-// unit vectors of 64 dimensions recall@10 was 0.93 at 60 and 0.98 at 100,
-// and on 100,000 random vectors of 384 dimensions it was 0.12 at 80.
+// took 3.4, 4.6 and 5.4 ms in one run on a server with huge pages (at 60,
+// 4.3 to 4.6 ms in four runs; 5.0 to 5.4 ms without huge pages). Data
+// without neighbourhood structure needs more: on 5,000 random unit
+// vectors of 64 dimensions recall@10 was 0.93 at 60 and 0.98 at 100, and
+// on 100,000 random vectors of 384 dimensions it was 0.10 at 80.
 const DefaultEfSearch = 60
 
 // efSearch is the hnsw.ef_search a search for k results sets.
