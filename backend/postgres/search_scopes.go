@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,30 +27,39 @@ const maxShortScopes = 4096
 // A scope is remembered with the least k it came up short for, and is
 // never forgotten but to make room: when full, an arbitrary entry goes.
 // A scope that has since grown only keeps paying for the iterative scan.
+// Scopes are remembered by a 64-bit hash of their key, so that a scope
+// naming many ids costs no more room than another; two scopes whose keys
+// collide can only make a search start with an iterative scan or without
+// one, never change its rows.
 type shortScopes struct {
 	mu    sync.Mutex
-	least map[string]int
+	least map[uint64]int
 }
+
+// scopeSeed seeds the hashes of scope keys.
+var scopeSeed = maphash.MakeSeed()
 
 // short reports whether a search of key for k results came up short
 // before, for k or fewer.
 func (s *shortScopes) short(key string, k int) bool {
+	h := maphash.String(scopeSeed, key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	least, ok := s.least[key]
+	least, ok := s.least[h]
 	return ok && k >= least
 }
 
 // remember records that a search of key for k results came up short.
 func (s *shortScopes) remember(key string, k int) {
+	h := maphash.String(scopeSeed, key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if least, ok := s.least[key]; ok {
-		s.least[key] = min(least, k)
+	if least, ok := s.least[h]; ok {
+		s.least[h] = min(least, k)
 		return
 	}
 	if s.least == nil {
-		s.least = make(map[string]int)
+		s.least = make(map[uint64]int)
 	}
 	if len(s.least) >= maxShortScopes {
 		for old := range s.least {
@@ -57,7 +67,7 @@ func (s *shortScopes) remember(key string, k int) {
 			break
 		}
 	}
-	s.least[key] = k
+	s.least[h] = k
 }
 
 // len returns how many scopes are remembered.
