@@ -145,12 +145,7 @@ func TestSearchEfSearch(t *testing.T) {
 	}
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(3000, 32))
-	var recs []memory.Record
-	for i := range 3000 {
-		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%04d", i), Kind: memory.KindFact,
-			Identity: memory.Identity{Tenant: "t", Session: "s"}, Content: "r",
-			Created: searchT0.Add(time.Duration(i) * time.Millisecond), Vector: unitVector(rnd, 32)})
-	}
+	recs := unitRecords(rnd, 3000, 32, func(int) memory.Identity { return memory.Identity{Tenant: "t", Session: "s"} })
 	putBatches(t, d, recs, 1000)
 	if _, err := d.Search(ctx, tenantQuery("t"), unitVector(rnd, 32), 1); err != nil {
 		t.Fatalf("first Search: %v", err)
@@ -192,12 +187,9 @@ func TestSearchLeavesConnection(t *testing.T) {
 	d, dsn := openFresh(t, postgres.Options{})
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(400, 16))
-	var recs []memory.Record
-	for i := range 400 {
-		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%03d", i), Kind: memory.KindFact,
-			Identity: memory.Identity{Tenant: "t", Session: fmt.Sprintf("s%d", i%2)}, Content: "r",
-			Created: searchT0, Vector: unitVector(rnd, 16)})
-	}
+	recs := unitRecords(rnd, 400, 16, func(i int) memory.Identity {
+		return memory.Identity{Tenant: "t", Session: fmt.Sprintf("s%d", i%2)}
+	})
 	putBatches(t, d, recs, 400)
 	one := openForced(t, dsn, "-c hnsw.ef_search=33", postgres.Options{MaxConns: 1, EfSearch: 200})
 	settings := func(when string) {
@@ -290,16 +282,12 @@ func TestSearchShortScopes(t *testing.T) {
 	d, dsn := openFresh(t, postgres.Options{})
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(3000, 16))
-	var recs []memory.Record
-	for i := range 3000 {
-		tenant := "big"
+	recs := unitRecords(rnd, 3000, 16, func(i int) memory.Identity {
 		if i%10 == 0 {
-			tenant = fmt.Sprintf("small%d", i/10%10)
+			return memory.Identity{Tenant: fmt.Sprintf("small%d", i/10%10), Session: "s"}
 		}
-		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%04d", i), Kind: memory.KindFact,
-			Identity: memory.Identity{Tenant: tenant, Session: "s"}, Content: "r",
-			Created: searchT0.Add(time.Duration(i) * time.Millisecond), Vector: unitVector(rnd, 16)})
-	}
+		return memory.Identity{Tenant: "big", Session: "s"}
+	})
 	putBatches(t, d, recs, 1000)
 	if _, err := d.Search(ctx, tenantQuery("big"), unitVector(rnd, 16), 1); err != nil {
 		t.Fatalf("first Search: %v", err)

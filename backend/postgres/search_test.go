@@ -57,6 +57,19 @@ func (h *logRecorder) count(level slog.Level, substr string) int {
 	return n
 }
 
+// unitRecords returns n facts with random unit vectors of dims
+// dimensions drawn from rnd: ids r0000 upward, created a millisecond
+// apart from searchT0, each in the identity that identity gives for its
+// index.
+func unitRecords(rnd *rand.Rand, n, dims int, identity func(i int) memory.Identity) []memory.Record {
+	recs := make([]memory.Record, n)
+	for i := range recs {
+		recs[i] = memory.Record{ID: fmt.Sprintf("r%04d", i), Kind: memory.KindFact, Identity: identity(i), Content: "r",
+			Created: searchT0.Add(time.Duration(i) * time.Millisecond), Vector: unitVector(rnd, dims)}
+	}
+	return recs
+}
+
 // unitVector returns a random vector of dims normal values scaled to
 // unit length.
 func unitVector(rnd *rand.Rand, dims int) []float32 {
@@ -544,12 +557,9 @@ func TestSearchConcurrentFirstSearches(t *testing.T) {
 	requirePgvector(t)
 	d, dsn := openFresh(t, postgres.Options{})
 	rnd := rand.New(rand.NewPCG(3, 8))
-	var recs []memory.Record
-	for i := range 500 {
-		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%03d", i), Kind: memory.KindFact,
-			Identity: memory.Identity{Tenant: "t", Session: fmt.Sprintf("s%d", i%5)}, Content: "r",
-			Created: searchT0, Vector: unitVector(rnd, 32)})
-	}
+	recs := unitRecords(rnd, 500, 32, func(i int) memory.Identity {
+		return memory.Identity{Tenant: "t", Session: fmt.Sprintf("s%d", i%5)}
+	})
 	putBatches(t, d, recs, 500)
 	other, err := postgres.Open(dsn, postgres.Options{})
 	if err != nil {
