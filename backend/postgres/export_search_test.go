@@ -59,3 +59,10 @@ func (d *Driver) ShortScopes() int { return d.search.short.len() }
 // RememberShort makes d's searches of q for k or more results start with
 // an iterative scan, as if such a search had come up short without one.
 func (d *Driver) RememberShort(q backend.Query, k int) { d.search.short.remember(scopeKey(q), k) }
+
+// len returns how many scopes are remembered.
+func (s *shortScopes) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.least)
+}

@@ -469,21 +469,18 @@ const (
 // come up short without one (see shortScopes), then, while the rows are
 // fewer than k, with an iterative scan, then exactly.
 func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Query, vec []float32, k int, now int64) ([]backend.Match, error) {
-	var forms []searchForm
-	switch {
-	case !p.indexed:
-		forms = []searchForm{formExact}
-	case !p.iterative:
-		forms = []searchForm{formIndex, formExact}
-	default:
-		forms = []searchForm{formIndex, formIterative, formExact}
-	}
+	forms := []searchForm{formExact}
+	remember := p.indexed && p.iterative
 	var key string
-	if len(forms) == 3 {
+	switch {
+	case remember:
+		forms = []searchForm{formIndex, formIterative, formExact}
 		key = scopeKey(q)
 		if d.search.short.short(key, k) {
 			forms = forms[1:]
 		}
+	case p.indexed:
+		forms = []searchForm{formIndex, formExact}
 	}
 	var out []backend.Match
 	for _, form := range forms {
@@ -498,7 +495,7 @@ func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Qu
 		if len(out) >= k {
 			break
 		}
-		if form == formIndex && key != "" {
+		if form == formIndex && remember {
 			d.search.short.remember(key, k)
 		}
 	}

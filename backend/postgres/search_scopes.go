@@ -70,13 +70,6 @@ func (s *shortScopes) remember(key string, k int) {
 	s.least[h] = k
 }
 
-// len returns how many scopes are remembered.
-func (s *shortScopes) len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.least)
-}
-
 // scopeKey returns the text that identifies q's conditions: its WHERE
 // clause and, quoted, the values of its parameters.
 func scopeKey(q backend.Query) string {
