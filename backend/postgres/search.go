@@ -440,7 +440,7 @@ func extensionUnavailable(err error) bool {
 // 16 and ef_construction = 64) recall@10 against exact search was 0.92 at
 // 40 (pgvector's own default), 0.97 at 60 and 0.98 at 80, and a search
 // took 3.4, 4.6 and 5.4 ms in one run on a server with huge pages (at 60,
-// 4.2 to 4.6 ms in eight runs; 5.0 to 5.4 ms without huge pages). Data
+// 4.2 to 5.1 ms in fourteen runs; 5.0 to 5.4 ms without huge pages). Data
 // without neighbourhood structure needs more: on 5,000 random unit
 // vectors of 64 dimensions recall@10 was 0.93 at 60 and 0.98 at 100, and
 // on 100,000 random vectors of 384 dimensions it was 0.10 at 80.
