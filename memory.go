@@ -108,9 +108,11 @@ type Query struct {
 }
 
 // TokenCounter counts the tokens of a text. Implementations must be safe for
-// concurrent use and deterministic.
+// concurrent use and deterministic, and return ctx's error unchanged when
+// ctx ends before a count is done (a count of a long text stops early).
+// Callers check the text's size and validity before counting it.
 type TokenCounter interface {
-	CountTokens(text string) int
+	CountTokens(ctx context.Context, text string) (int, error)
 }
 
 // Store writes records attributed to the caller and lists what the caller's

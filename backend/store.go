@@ -86,7 +86,7 @@ func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Reco
 	now := s.opt.Clock.Now()
 	out := make([]memory.Record, len(recs))
 	for i, r := range recs {
-		r, err := s.prepare(id, r, now)
+		r, err := s.prepare(ctx, id, r, now)
 		if err != nil {
 			return err
 		}
@@ -96,8 +96,10 @@ func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Reco
 }
 
 // prepare attributes r to the writer id and fills in its creation time,
-// id and token count, as Add describes.
-func (s *Store) prepare(id memory.Identity, r memory.Record, now time.Time) (memory.Record, error) {
+// id and token count, as Add describes. The record is validated (sizes,
+// UTF-8, JSON) before its tokens are counted, so no count runs on input
+// that would be refused.
+func (s *Store) prepare(ctx context.Context, id memory.Identity, r memory.Record, now time.Time) (memory.Record, error) {
 	switch {
 	case r.Identity == (memory.Identity{}):
 		r.Identity = id
@@ -110,8 +112,15 @@ func (s *Store) prepare(id memory.Identity, r memory.Record, now time.Time) (mem
 	if r.ID == "" {
 		r.ID = memory.NewID(r.Created)
 	}
+	if err := r.Validate(); err != nil {
+		return r, err
+	}
 	if r.Tokens == 0 && r.Content != "" && r.Kind != memory.KindDocument {
-		r.Tokens = s.opt.Tokens.CountTokens(r.Content)
+		n, err := s.opt.Tokens.CountTokens(ctx, r.Content)
+		if err != nil {
+			return r, err
+		}
+		r.Tokens = n
 	}
 	return r, nil
 }
@@ -131,7 +140,7 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 	if err := s.opt.Posture.CheckWrite(id); err != nil {
 		return 0, err
 	}
-	rec, err := s.prepare(id, rec, s.opt.Clock.Now())
+	rec, err := s.prepare(ctx, id, rec, s.opt.Clock.Now())
 	if err != nil {
 		return 0, err
 	}

@@ -13,7 +13,7 @@ import (
 
 type countWords struct{}
 
-func (countWords) CountTokens(s string) int { return len(s) }
+func (countWords) CountTokens(_ context.Context, s string) (int, error) { return len(s), nil }
 
 func TestStoreAttribution(t *testing.T) {
 	ctx := context.Background()

@@ -89,7 +89,11 @@ func (b *Buffer) Add(ctx context.Context, id memory.Identity, role memory.Role, 
 	if err := rec.Validate(); err != nil {
 		return err
 	}
-	rec.Tokens = b.tokens.CountTokens(content)
+	n, err := b.tokens.CountTokens(ctx, content)
+	if err != nil {
+		return err
+	}
+	rec.Tokens = n
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	turns := append(b.turns[id], rec)

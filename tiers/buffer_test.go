@@ -62,7 +62,7 @@ func TestBufferWindowBudget(t *testing.T) {
 	cost := make([]int, len(turns))
 	for i, tu := range turns {
 		mustAdd(t, b, alice, tu.role, tu.text)
-		cost[i] = counter.CountTokens(tu.text)
+		cost[i] = countTokens(t, counter, tu.text)
 	}
 	all := mustWindow(t, b, alice, 0)
 	if len(all) != 4 {

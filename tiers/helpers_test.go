@@ -77,9 +77,9 @@ func (d *recordingDriver) Put(ctx context.Context, recs []memory.Record) error {
 // countingCounter counts cl100k tokens and how often it was asked.
 type countingCounter struct{ calls atomic.Int64 }
 
-func (c *countingCounter) CountTokens(s string) int {
+func (c *countingCounter) CountTokens(ctx context.Context, s string) (int, error) {
 	c.calls.Add(1)
-	return tokens.Counter{}.CountTokens(s)
+	return tokens.Counter{}.CountTokens(ctx, s)
 }
 
 // newStore returns a Store over a fresh in-memory driver on clock.
@@ -120,3 +120,13 @@ var (
 	alice = memory.Identity{User: "alice", Agent: "kaos://agent/ai/monitor", Session: "run-1"}
 	bob   = memory.Identity{User: "bob", Agent: "kaos://agent/ai/monitor", Session: "run-2"}
 )
+
+// countTokens counts s with c, failing the test on an error.
+func countTokens(tb testing.TB, c memory.TokenCounter, s string) int {
+	tb.Helper()
+	n, err := c.CountTokens(context.Background(), s)
+	if err != nil {
+		tb.Fatalf("counting tokens: %v", err)
+	}
+	return n
+}

@@ -110,7 +110,11 @@ func NewSummary(store *backend.Store, opt SummaryOptions) (*Summary, error) {
 		s.clock = store.Now
 	}
 	if s.budget > 0 {
-		s.frameTokens = s.tokens.CountTokens(frameText)
+		n, err := s.tokens.CountTokens(context.Background(), frameText)
+		if err != nil {
+			return nil, err
+		}
+		s.frameTokens = n
 	}
 	return s, nil
 }
@@ -157,7 +161,9 @@ func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recoll
 		if s.budget > 0 {
 			n := r.Tokens
 			if n == 0 && r.Content != "" {
-				n = s.tokens.CountTokens(r.Content)
+				if n, err = s.tokens.CountTokens(ctx, r.Content); err != nil {
+					return memory.Recollection{}, err
+				}
 			}
 			if used+n+1 > s.budget {
 				break
@@ -197,7 +203,9 @@ func (s *Summary) Save(ctx context.Context, id memory.Identity, step Step) error
 	now := s.clock.Now()
 	line := step.Summary()
 	rec := memory.NewSummary(id, step.key(), line, now)
-	rec.Tokens = s.tokens.CountTokens(line)
+	if rec.Tokens, err = s.tokens.CountTokens(ctx, line); err != nil {
+		return err
+	}
 	if s.ttl > 0 {
 		rec.Expires = now.Add(s.ttl)
 	}

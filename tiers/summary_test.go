@@ -200,10 +200,10 @@ func TestSummaryTTLShortened(t *testing.T) {
 
 func TestSummaryMaxContextTokens(t *testing.T) {
 	var counter tokens.Counter
-	frame := counter.CountTokens("[Previous execution context]\n\n[Current task follows]\n")
+	frame := countTokens(t, counter, "[Previous execution context]\n\n[Current task follows]\n")
 	per := make([]int, 6)
 	for i := 1; i <= 5; i++ {
-		per[i] = counter.CountTokens(line(i)) + 1
+		per[i] = countTokens(t, counter, line(i)) + 1
 	}
 	cases := []struct {
 		budget int
@@ -239,7 +239,7 @@ func TestSummaryMaxContextTokens(t *testing.T) {
 				t.Fatalf("recall =\n%s\nwant\n%s", r.Text, block(lines...))
 			}
 			if tc.budget > 0 {
-				if n := counter.CountTokens(r.Text); n > tc.budget {
+				if n := countTokens(t, counter, r.Text); n > tc.budget {
 					t.Fatalf("rendered block is %d tokens, over the budget of %d", n, tc.budget)
 				}
 			}

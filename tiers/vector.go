@@ -176,7 +176,11 @@ func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
 	if v.tokens == nil {
 		v.tokens = tokens.Counter{}
 	}
-	v.frame = v.tokens.CountTokens(frameText)
+	frame, err := v.tokens.CountTokens(ctx, frameText)
+	if err != nil {
+		return nil, err
+	}
+	v.frame = frame
 	if err := os.MkdirAll(filepath.Join(v.dir, vectorTempDir), 0o750); err != nil {
 		return nil, fsError(err, "creating the vector directory")
 	}
@@ -326,7 +330,11 @@ func (v *Vector) Save(ctx context.Context, id memory.Identity, step Step) error 
 		return err
 	}
 	text := step.Summary() // at most a few KiB: Step bounds every part
-	e := vectorEntry{who: id, key: step.key(), tokens: max(0, v.tokens.CountTokens(text)), text: text}
+	n, err := v.tokens.CountTokens(ctx, text)
+	if err != nil {
+		return err
+	}
+	e := vectorEntry{who: id, key: step.key(), tokens: max(0, n), text: text}
 
 	v.mu.Lock()
 	defer v.mu.Unlock()

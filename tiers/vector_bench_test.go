@@ -55,7 +55,11 @@ func seedVector(tb testing.TB, dir string, n int, who memory.Identity, counter m
 			tb.Fatal(err)
 		}
 		created, _ := parseEntryName(name)
-		e := vectorEntry{name: name, created: created, who: who, key: step.key(), tokens: counter.CountTokens(text), text: text}
+		n, err := counter.CountTokens(context.Background(), text)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		e := vectorEntry{name: name, created: created, who: who, key: step.key(), tokens: n, text: text}
 		if err := os.WriteFile(filepath.Join(dir, name), encodeEntry(e), 0o640); err != nil {
 			tb.Fatal(err)
 		}

@@ -16,7 +16,9 @@ import (
 // matter.
 type wordCounter struct{}
 
-func (wordCounter) CountTokens(s string) int { return len(strings.Fields(s)) }
+func (wordCounter) CountTokens(_ context.Context, s string) (int, error) {
+	return len(strings.Fields(s)), nil
+}
 
 // TestVectorIndexCompacts checks that pruning rewrites the index once
 // removal lines dominate it, that the search index drops the pruned

@@ -130,10 +130,10 @@ func TestVectorRecallBudgetExact(t *testing.T) {
 	clock := newClock()
 	clock.tick = time.Millisecond
 	counter := tokens.Counter{}
-	frame := counter.CountTokens("[Previous execution context]\n\n[Current task follows]\n")
+	frame := countTokens(t, counter, "[Previous execution context]\n\n[Current task follows]\n")
 	// Find a budget that admits exactly 7 of 20 entries, then check the
 	// edges one token either side.
-	lineTokens := func(i int) int { return counter.CountTokens(vstep(i).Summary()) + 1 }
+	lineTokens := func(i int) int { return countTokens(t, counter, vstep(i).Summary()) + 1 }
 	budget := frame
 	for i := 19; i >= 13; i-- {
 		budget += lineTokens(i)
@@ -156,7 +156,7 @@ func TestVectorRecallBudgetExact(t *testing.T) {
 				t.Errorf("budget %d: line %d = %q, want %q", tc.budget, i, r.Content, want)
 			}
 		}
-		if n := counter.CountTokens(rec.Text); n > tc.budget {
+		if n := countTokens(t, counter, rec.Text); n > tc.budget {
 			t.Errorf("budget %d: block is %d tokens", tc.budget, n)
 		}
 	}

@@ -541,7 +541,7 @@ func sameRecords(r reporter, what string, got, want []memory.Record) bool {
 type fixedCounter struct{}
 
 // CountTokens returns 1.
-func (fixedCounter) CountTokens(string) int { return 1 }
+func (fixedCounter) CountTokens(context.Context, string) (int, error) { return 1, nil }
 
 // newStore returns a scoped Store over d with posture p.
 func newStore(d backend.Driver, p memory.Posture) *backend.Store {

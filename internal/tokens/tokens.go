@@ -4,6 +4,7 @@
 package tokens
 
 import (
+	"context"
 	"sync"
 
 	"github.com/pkoukk/tiktoken-go"
@@ -33,18 +34,21 @@ func encoding() (*tiktoken.Tiktoken, error) {
 }
 
 // CountTokens returns the number of cl100k_base tokens in text, treating
-// special-token text such as "<|endoftext|>" as ordinary text. It panics
-// only if the embedded encoding cannot load, which is a build defect that
-// Load reports at start-up.
-func (Counter) CountTokens(text string) int {
+// special-token text such as "<|endoftext|>" as ordinary text. It returns
+// ctx's error when ctx has ended. It panics only if the embedded encoding
+// cannot load, which is a build defect that Load reports at start-up.
+func (Counter) CountTokens(ctx context.Context, text string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if text == "" {
-		return 0
+		return 0, nil
 	}
 	e, err := encoding()
 	if err != nil {
 		panic("tokens: " + err.Error())
 	}
-	return len(e.EncodeOrdinary(text))
+	return len(e.EncodeOrdinary(text)), nil
 }
 
 // Load loads the encoding now rather than on first use and reports any

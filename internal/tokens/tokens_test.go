@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"context"
 	"sync"
 	"testing"
 )
@@ -21,8 +22,8 @@ func TestCountTokensExact(t *testing.T) {
 	}
 	var c Counter
 	for _, tc := range cases {
-		if got := c.CountTokens(tc.text); got != tc.want {
-			t.Errorf("CountTokens(%q) = %d, want %d", tc.text, got, tc.want)
+		if got, err := c.CountTokens(context.Background(), tc.text); err != nil || got != tc.want {
+			t.Errorf("CountTokens(%q) = %d, %v; want %d", tc.text, got, err, tc.want)
 		}
 	}
 }
@@ -35,7 +36,7 @@ func TestCountTokensConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 100 {
-				if got := c.CountTokens("hello world"); got != 2 {
+				if got, err := c.CountTokens(context.Background(), "hello world"); err != nil || got != 2 {
 					t.Errorf("got %d", got)
 					return
 				}
