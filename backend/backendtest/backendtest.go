@@ -38,7 +38,9 @@
 //
 // Optional capabilities are declared in Config. A declaration the driver
 // contradicts is a failure, so a driver opts out honestly and never by
-// skipping a failing case.
+// skipping a failing case; the checks of a capability the driver does not
+// have are skipped, each saying why, rather than passing having checked
+// nothing.
 //
 // Random data come from a seed that every randomised subtest logs. Set the
 // environment variable BACKENDTEST_SEED to that number to replay a run.
@@ -173,6 +175,19 @@ type reporter interface {
 	Logf(format string, args ...any)
 	Errorf(format string, args ...any)
 	Fatalf(format string, args ...any)
+}
+
+// skip ends a check of a capability the driver does not have, giving the
+// reason: under a *testing.T the subtest is reported as skipped, never as
+// a pass that checked nothing. A reporter that cannot skip (the suite's
+// self-tests record what a check reports) logs the reason, and the check
+// returns.
+func skip(r reporter, format string, args ...any) {
+	r.Helper()
+	if s, ok := r.(interface{ Skipf(string, ...any) }); ok {
+		s.Skipf(format, args...)
+	}
+	r.Logf(format, args...)
 }
 
 // env is what a check needs besides its reporter: the configuration and

@@ -27,7 +27,7 @@ func claimer(r reporter, e *env, d backend.Driver) (backend.Claimer, bool) {
 		r.Errorf("Config.Claimer is %v but the driver (%T) implements backend.Claimer: %v", e.cfg.Claimer, d, ok)
 	}
 	if !ok || !e.cfg.Claimer {
-		r.Logf("driver does not implement backend.Claimer; the work queue is not checked")
+		skip(r, "the driver does not implement backend.Claimer (Config.Claimer is false): the work queue is not checked")
 		return nil, false
 	}
 	return cl, true

@@ -68,7 +68,7 @@ func checkSweep(r reporter, e *env) {
 		r.Errorf("Config.Sweeper is %v but the driver (%T) implements backend.Sweeper: %v", e.cfg.Sweeper, d, ok)
 	}
 	if !ok || !e.cfg.Sweeper {
-		r.Logf("driver does not implement backend.Sweeper; sweeping not checked")
+		skip(r, "the driver does not implement backend.Sweeper (Config.Sweeper is false): sweeping is not checked")
 		return
 	}
 	ctx := context.Background()

@@ -76,7 +76,7 @@ func swapper(r reporter, e *env, d backend.Driver) (backend.Swapper, bool) {
 		r.Errorf("Config.Swapper is %v but the driver (%T) implements backend.Swapper: %v", e.cfg.Swapper, d, ok)
 	}
 	if !ok || !e.cfg.Swapper {
-		r.Logf("driver does not implement backend.Swapper; compare-and-swap not checked")
+		skip(r, "the driver does not implement backend.Swapper (Config.Swapper is false): compare-and-swap is not checked")
 		return nil, false
 	}
 	return sw, true

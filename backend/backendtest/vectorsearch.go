@@ -21,7 +21,7 @@ func searcher(r reporter, e *env, d backend.Driver) (backend.VectorSearcher, boo
 		r.Errorf("Config.VectorSearch is %v but the driver (%T) implements backend.VectorSearcher: %v", e.cfg.VectorSearch, d, ok)
 	}
 	if !ok || e.cfg.VectorSearch == NoVectorSearch {
-		r.Logf("driver does not implement backend.VectorSearcher; vector search not checked")
+		skip(r, "the driver does not implement backend.VectorSearcher (Config.VectorSearch is NoVectorSearch): vector search is not checked")
 		return nil, false
 	}
 	return vs, true
