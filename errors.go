@@ -20,9 +20,12 @@ var (
 	// requested level needs. It is returned before any storage is touched.
 	ErrIncompleteScope = errors.New("memory: incomplete scope")
 	// ErrPermissionDenied reports an operation the posture forbids, such as a
-	// store-level read without the administrative option.
+	// store-level read without the administrative option, a caller using
+	// the tenant reserved for platform data, or a write under a record id
+	// another identity of the tenant holds.
 	ErrPermissionDenied = errors.New("memory: permission denied")
-	// ErrConflict reports a lost optimistic-concurrency race.
+	// ErrConflict reports a lost optimistic-concurrency race: retrying
+	// with a fresh read may succeed.
 	ErrConflict = errors.New("memory: conflict")
 	// ErrTooLarge reports content, metadata or a batch over a documented limit.
 	ErrTooLarge = errors.New("memory: too large")

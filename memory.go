@@ -49,12 +49,28 @@ const (
 	RoleTool      Role = "tool"
 )
 
+// Roles lists every conversation role.
+var Roles = []Role{RoleUser, RoleAssistant, RoleSystem, RoleTool}
+
+// Valid reports whether r is one of the conversation roles. A turn
+// (KindTurn) carries its role in Label, and backend.Store refuses a turn
+// whose label is not a valid role.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleUser, RoleAssistant, RoleSystem, RoleTool:
+		return true
+	}
+	return false
+}
+
 // Record is the unit every driver stores. One struct serves every kind so
 // that scope, attribution, expiry and erasure work identically for all of
 // them; the constructors NewTurn, NewSummary, NewFact and NewDocument fill
 // it correctly for each kind.
 type Record struct {
-	// ID is stable and unique within a store; see NewID and ContentID.
+	// ID is stable and unique within its tenant (Identity.Tenant): two
+	// tenants' records under one id are two records. See NewID and
+	// ContentID.
 	ID string
 	// Kind says what the record is.
 	Kind Kind

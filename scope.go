@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -247,6 +248,50 @@ var levelFields = map[Level]struct{ required, optional Field }{
 // Valid reports whether l is one of the defined levels.
 func (l Level) Valid() bool { _, ok := levelFields[l]; return ok }
 
+// Check returns nil for a defined level and otherwise
+// ErrInvalidArgument. A level that differs from defined ones only by case
+// is refused all the same, with an error naming them: "agent" and "AGENT"
+// are different levels (the tiered service's agent level and keyed working
+// memory's parent agent), so no spelling is taken for another.
+func (l Level) Check() error {
+	if l.Valid() {
+		return nil
+	}
+	var near []string
+	for _, k := range Levels {
+		if strings.EqualFold(string(k), string(l)) {
+			near = append(near, strconv.Quote(string(k)))
+		}
+	}
+	if len(near) > 0 {
+		return Errorf(ErrInvalidArgument, "unknown level %q: levels are case-sensitive, and it differs only by case from %s", string(l), strings.Join(near, " and "))
+	}
+	return Errorf(ErrInvalidArgument, "unknown level %q", string(l))
+}
+
+// KeyedLevel returns the keyed working-memory level (one of
+// SQUAD_AGENT_RUN, SQUAD_AGENT, AGENT_RUN, SQUAD_RUN, SQUAD, AGENT) whose
+// kept fields (Level.Keyed) are exactly the fields scope has set, tenant
+// aside, or "" when none keeps exactly those: a row stored under scope
+// belongs to that level.
+func KeyedLevel(scope Identity) Level {
+	set := FieldTenant
+	for _, n := range fieldNames[1:] {
+		if scope.Get(n.f) != "" {
+			set |= n.f
+		}
+	}
+	for _, l := range keyedLevels {
+		if l.Keyed() == set {
+			return l
+		}
+	}
+	return ""
+}
+
+// keyedLevels are the levels of keyed working memory.
+var keyedLevels = []Level{LevelSquadAgentRun, LevelSquadAgent, LevelAgentRun, LevelSquadRun, LevelSquad, LevelParentAgent}
+
 // Keyed returns the fields a row written at level l keeps; the others are
 // stored empty (keyed working memory: an AGENT row has no instance, squad or
 // run). Tenant is always kept.
@@ -267,6 +312,13 @@ type Posture struct {
 	RequireAgentIdentity bool
 	// AllowStore permits the administrative store level.
 	AllowStore bool
+	// AllowPlatform permits writing platform data: the records of the
+	// system tenant (backend.StoreOptions.SystemTenant), such as the
+	// platform defaults keyed working memory merges with each tenant's
+	// overrides. Every tenant reads them; only a store whose posture
+	// allows it writes them, since the system tenant is refused as a
+	// caller's tenant.
+	AllowPlatform bool
 }
 
 // Filter is a derived read or erasure condition: a record matches when each
@@ -296,7 +348,7 @@ func (f Filter) Matches(w Identity) bool {
 func (p Posture) Filter(id Identity, l Level) (Filter, error) {
 	lf, ok := levelFields[l]
 	if !ok {
-		return Filter{}, Errorf(ErrInvalidArgument, "unknown level %q", string(l))
+		return Filter{}, l.Check()
 	}
 	if err := id.Validate(); err != nil {
 		return Filter{}, err

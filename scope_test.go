@@ -145,3 +145,54 @@ func TestIdentityWith(t *testing.T) {
 		t.Errorf("With of two fields changed id: %+v", got)
 	}
 }
+
+// TestLevelCase checks that a level differing from defined ones only by
+// case is refused, with an error naming them, and never taken for one.
+func TestLevelCase(t *testing.T) {
+	id := memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "q", Session: "s"}
+	for _, c := range []struct {
+		level memory.Level
+		near  []string
+	}{
+		{"Agent", []string{`"agent"`, `"AGENT"`}},
+		{"SESSION", []string{`"session"`}},
+		{"squad", []string{`"SQUAD"`}},
+		{"Squad_Agent_Run", []string{`"SQUAD_AGENT_RUN"`}},
+		{"wizard", nil},
+	} {
+		_, err := memory.Posture{}.Filter(id, c.level)
+		if !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("Filter at level %q = %v, want ErrInvalidArgument", c.level, err)
+			continue
+		}
+		for _, n := range c.near {
+			if !strings.Contains(err.Error(), n) {
+				t.Errorf("the error for level %q, %q, does not name %s", c.level, err, n)
+			}
+		}
+		if c.near == nil && strings.Contains(err.Error(), "case") {
+			t.Errorf("the error for level %q, %q, speaks of case", c.level, err)
+		}
+	}
+	for _, l := range memory.Levels {
+		if err := l.Check(); err != nil {
+			t.Errorf("level %q: %v", l, err)
+		}
+	}
+}
+
+// TestKeyedLevel checks that the level of a keyed row is read off the
+// fields its identity has.
+func TestKeyedLevel(t *testing.T) {
+	id := memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "q", Session: "s"}
+	for _, l := range []memory.Level{memory.LevelSquadAgentRun, memory.LevelSquadAgent, memory.LevelAgentRun, memory.LevelSquadRun, memory.LevelSquad, memory.LevelParentAgent} {
+		if got := memory.KeyedLevel(id.Only(l.Keyed())); got != l {
+			t.Errorf("KeyedLevel of a %s row = %q", l, got)
+		}
+	}
+	for _, scope := range []memory.Identity{id, {Tenant: "t"}, {Tenant: "t", User: "u"}, {Tenant: "t", Squad: "q", User: "u"}, {Tenant: "t", Agent: "a", Squad: "q"}} {
+		if got := memory.KeyedLevel(scope); got != "" {
+			t.Errorf("KeyedLevel(%+v) = %q, want none", scope, got)
+		}
+	}
+}

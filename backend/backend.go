@@ -11,7 +11,9 @@ package backend
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/agentmem/memory"
@@ -41,10 +43,16 @@ type Query struct {
 type Driver interface {
 	// Put stores a batch of records, all or nothing. Each record is checked
 	// with Validate first; a batch over memory.MaxBatch is ErrTooLarge and
-	// an empty batch does nothing. A record whose id already exists
-	// (expired or not) replaces the stored one only when both carry the
-	// same identity; otherwise Put fails with ErrConflict and stores
-	// nothing. When one id appears twice in a batch, the later record wins.
+	// an empty batch does nothing.
+	//
+	// Record ids are unique per tenant (Identity.Tenant), not per store:
+	// records of two tenants under one id are two records, and nothing one
+	// tenant writes, replaces or deletes under an id fails because of,
+	// reveals or touches another tenant's record. A record whose id its
+	// tenant already holds (expired or not) replaces the stored one only
+	// when both carry the same identity; otherwise Put fails with
+	// HeldByAnother's ErrPermissionDenied and stores nothing. When one id
+	// appears twice in a batch for one tenant, the later record wins.
 	Put(ctx context.Context, recs []memory.Record) error
 	// List returns the records matching q that have not expired, newest
 	// first: by Created descending, then ID descending.
@@ -86,6 +94,18 @@ func (c Clock) Nanos() (int64, error) {
 		return 0, memory.Errorf(memory.ErrInvalidArgument, "the clock reads %s, outside the years 1678 to 2262", now)
 	}
 	return n, nil
+}
+
+// ErrIDHeld is the cause of HeldByAnother's errors, so callers can tell
+// that refusal from other permission errors with errors.Is.
+var ErrIDHeld = errors.New("the record id is held by another identity of its tenant")
+
+// HeldByAnother returns the error of a write under an id that its tenant
+// already holds with another identity: memory.ErrPermissionDenied, since
+// the id belongs to that identity and retrying cannot help, caused by
+// ErrIDHeld.
+func HeldByAnother(id string) error {
+	return &memory.Error{Kind: memory.ErrPermissionDenied, Msg: "record " + strconv.Quote(id), Err: ErrIDHeld}
 }
 
 // CheckPut validates a batch for a driver's Put: size and every record.

@@ -9,6 +9,10 @@ import (
 	"github.com/agentmem/memory/internal/tokens"
 )
 
+// DefaultSystemTenant is the tenant reserved for platform data when
+// StoreOptions.SystemTenant is empty.
+const DefaultSystemTenant = "system"
+
 // StoreOptions configure a Store. The zero value is the documented default.
 type StoreOptions struct {
 	// Posture is the identity requirements; the zero value requires only
@@ -21,6 +25,13 @@ type StoreOptions struct {
 	Clock Clock
 	// Logger receives debug records of erasures; nil discards them.
 	Logger *slog.Logger
+	// SystemTenant is the tenant reserved for platform data, such as the
+	// defaults keyed working memory merges with every tenant's
+	// overrides. No caller's identity may carry it: every call whose
+	// identity has it is memory.ErrPermissionDenied, so no tenant can read
+	// or write what the platform shares with all. Its records are reached
+	// through Platform. Empty means DefaultSystemTenant.
+	SystemTenant string
 }
 
 // Store is the scoped entry point to a driver: it checks the writer's
@@ -32,6 +43,9 @@ type StoreOptions struct {
 type Store struct {
 	d   Driver
 	opt StoreOptions
+	// platform marks the view Platform returns: it reaches the system
+	// tenant only, and writes only under Posture.AllowPlatform.
+	platform bool
 }
 
 var (
@@ -47,7 +61,50 @@ func NewStore(d Driver, opt StoreOptions) *Store {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
+	if opt.SystemTenant == "" {
+		opt.SystemTenant = DefaultSystemTenant
+	}
 	return &Store{d: d, opt: opt}
+}
+
+// Platform returns the store's view of platform data: the same driver,
+// posture and options, reaching the system tenant (SystemTenant) and no
+// other. Every caller identity it is given must carry the system tenant.
+// It reads for anyone — every tenant reads the platform's defaults — and
+// writes (Add, Swap, Delete) only when the posture has AllowPlatform;
+// otherwise they are memory.ErrPermissionDenied. Closing the view closes
+// the driver, as closing the store does.
+func (s *Store) Platform() *Store {
+	p := *s
+	p.platform = true
+	return &p
+}
+
+// SystemTenant returns the tenant reserved for platform data.
+func (s *Store) SystemTenant() string { return s.opt.SystemTenant }
+
+// checkTenant refuses a caller whose tenant the store (or its platform
+// view) does not reach.
+func (s *Store) checkTenant(tenant string) error {
+	switch {
+	case s.platform && tenant != s.opt.SystemTenant:
+		return memory.Errorf(memory.ErrPermissionDenied, "the platform view reaches only the system tenant %q, not %q", s.opt.SystemTenant, tenant)
+	case !s.platform && tenant == s.opt.SystemTenant:
+		return memory.Errorf(memory.ErrPermissionDenied, "tenant %q is reserved for platform data, which is reached only through the store's platform view", tenant)
+	}
+	return nil
+}
+
+// checkWriter checks a writer: its tenant, platform writes against
+// Posture.AllowPlatform, and the posture's identity requirements.
+func (s *Store) checkWriter(id memory.Identity) error {
+	if err := s.checkTenant(id.Tenant); err != nil {
+		return err
+	}
+	if s.platform && !s.opt.Posture.AllowPlatform {
+		return memory.Errorf(memory.ErrPermissionDenied, "writing platform data (tenant %q) needs a posture with AllowPlatform", s.opt.SystemTenant)
+	}
+	return s.opt.Posture.CheckWrite(id)
 }
 
 // Driver returns the underlying driver, for optional capabilities.
@@ -63,21 +120,25 @@ func (s *Store) Now() time.Time { return s.opt.Clock.Now() }
 func (s *Store) Tokens() memory.TokenCounter { return s.opt.Tokens }
 
 // Add writes recs attributed to id. A record with an empty Identity gets
-// id's whole identity; a record may instead carry a narrower attribution
-// (a subset of id's fields, as keyed working memory does for its levels)
-// but never a field id does not have or a different tenant. Records without
-// a creation time are stamped with the clock, records without an id get a
-// fresh one, and token counts are computed once here — except for
-// documents (memory.KindDocument), whose JSON is state handed between
-// steps rather than prompt text, and which are rewritten whole on every
-// update: counting a 100 KiB payload takes about 65 ms, so a document
-// keeps Tokens zero ("not counted") unless the caller sets it. The batch
-// is stored whole or not at all.
+// id's whole identity (compound attribution), so what is stored meets the
+// posture exactly as the writer does. The one exception is a keyed
+// working-memory row: a document (memory.KindDocument) may carry the
+// writer's identity reduced to the fields of one keyed level
+// (memory.KeyedLevel, memory.Level.Keyed), as the origin document keys
+// such rows; any other identity on a record is memory.ErrPermissionDenied.
+// A turn's Label must be a conversation role (memory.Role.Valid), or the
+// batch is memory.ErrInvalidArgument. Records without a creation time are
+// stamped with the clock, records without an id get a fresh one, and each
+// record is validated (memory.Record.Validate) before its tokens are
+// counted, once, here — except for documents, whose JSON is state handed
+// between steps rather than prompt text and is rewritten whole on every
+// update: a document keeps Tokens zero ("not counted") unless the caller
+// sets it. The batch is stored whole or not at all.
 func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.opt.Posture.CheckWrite(id); err != nil {
+	if err := s.checkWriter(id); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -103,14 +164,19 @@ func (s *Store) prepare(ctx context.Context, id memory.Identity, r memory.Record
 	switch {
 	case r.Identity == (memory.Identity{}):
 		r.Identity = id
-	case !narrows(r.Identity, id):
-		return r, memory.Errorf(memory.ErrPermissionDenied, "record %q is attributed to an identity the writer does not hold", r.ID)
+	case r.Identity == id:
+	case !keyedRow(r, id):
+		return r, memory.Errorf(memory.ErrPermissionDenied,
+			"record %q carries an identity other than its writer's: only a document may, keyed at one working level by exactly the writer's fields of that level", r.ID)
 	}
 	if r.Created.IsZero() {
 		r.Created = now
 	}
 	if r.ID == "" {
 		r.ID = memory.NewID(r.Created)
+	}
+	if r.Kind == memory.KindTurn && !memory.Role(r.Label).Valid() {
+		return r, memory.Errorf(memory.ErrInvalidArgument, "turn %q has role %q; a turn's Label is one of user, assistant, system and tool", r.ID, r.Label)
 	}
 	if err := r.Validate(); err != nil {
 		return r, err
@@ -137,7 +203,7 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 	if !ok {
 		return 0, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no compare-and-swap", s.d)
 	}
-	if err := s.opt.Posture.CheckWrite(id); err != nil {
+	if err := s.checkWriter(id); err != nil {
 		return 0, err
 	}
 	rec, err := s.prepare(ctx, id, rec, s.opt.Clock.Now())
@@ -166,22 +232,22 @@ func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, 
 	return vs.Search(ctx, dq, vec, k)
 }
 
-// narrows reports whether every set field of r equals the same field of
-// id, and the tenants are equal.
-func narrows(r, id memory.Identity) bool {
-	if r.Tenant != id.Tenant {
+// keyedRow reports whether r is a keyed working-memory row of writer id:
+// a document whose identity is id reduced to the fields of the keyed level
+// that keeps exactly the fields r's identity has.
+func keyedRow(r memory.Record, id memory.Identity) bool {
+	if r.Kind != memory.KindDocument {
 		return false
 	}
-	for _, f := range []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
-		if v := r.Get(f); v != "" && v != id.Get(f) {
-			return false
-		}
-	}
-	return true
+	l := memory.KeyedLevel(r.Identity)
+	return l != "" && r.Identity == id.Only(l.Keyed())
 }
 
 // Query derives the driver query for id reading q.
 func (s *Store) Query(id memory.Identity, q memory.Query) (Query, error) {
+	if err := s.checkTenant(id.Tenant); err != nil {
+		return Query{}, err
+	}
 	f, err := s.opt.Posture.Filter(id, q.Level)
 	if err != nil {
 		return Query{}, err
@@ -218,8 +284,15 @@ func (s *Store) Delete(ctx context.Context, id memory.Identity, q memory.Query) 
 }
 
 // DeleteQuery erases the records a derived query selects, for tiers that
-// narrow a derived query further (by ids, say).
+// narrow a derived query further (by ids, say). The query's tenant must be
+// one the store reaches, and a platform view needs Posture.AllowPlatform.
 func (s *Store) DeleteQuery(ctx context.Context, dq Query) (int64, error) {
+	if err := s.checkTenant(dq.Filter.Identity.Tenant); err != nil {
+		return 0, err
+	}
+	if s.platform && !s.opt.Posture.AllowPlatform {
+		return 0, memory.Errorf(memory.ErrPermissionDenied, "erasing platform data (tenant %q) needs a posture with AllowPlatform", s.opt.SystemTenant)
+	}
 	n, err := s.d.Delete(ctx, dq)
 	if err == nil {
 		s.opt.Logger.Debug("memory erased", "match", dq.Filter.Match.String(), "count", n)

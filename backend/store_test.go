@@ -24,7 +24,7 @@ func TestStoreAttribution(t *testing.T) {
 
 	// An empty attribution becomes the writer's whole identity; id, time
 	// and token count are filled in.
-	if err := st.Add(ctx, alice, memory.Record{Kind: memory.KindTurn, Content: "hello"}); err != nil {
+	if err := st.Add(ctx, alice, memory.Record{Kind: memory.KindTurn, Label: "user", Content: "hello"}); err != nil {
 		t.Fatal(err)
 	}
 	recs, err := st.List(ctx, alice, memory.Query{Level: memory.LevelSession})
@@ -35,19 +35,23 @@ func TestStoreAttribution(t *testing.T) {
 		t.Errorf("stored %+v", r)
 	}
 
-	// A narrower attribution (keyed memory's SQUAD level) is allowed.
+	// A keyed working-memory row (a document at the SQUAD level) keeps
+	// only the level's fields.
 	squadRow := memory.NewDocument(alice.Only(memory.LevelSquad.Keyed()), "k", "working", `{}`, now)
 	if err := st.Add(ctx, alice, squadRow); err != nil {
-		t.Fatalf("narrower attribution refused: %v", err)
+		t.Fatalf("keyed document refused: %v", err)
 	}
 
-	// A field the writer does not hold, or another tenant, is refused and
-	// nothing from the batch is stored.
+	// A field the writer does not hold, another tenant, or a narrower
+	// identity on anything but a keyed document is refused, and nothing
+	// from the batch is stored.
 	for _, spoof := range []memory.Identity{
 		{Tenant: "t", User: "bob"},
 		{Tenant: "other", User: "alice"},
 		{Tenant: "", User: "alice"},
 		{Tenant: "t", Squad: "sq2"},
+		{Tenant: "t", Squad: "sq"},               // narrower, but a turn is no keyed row
+		{Tenant: "t", User: "alice", Agent: "a"}, // narrower
 	} {
 		ok := memory.NewTurn(memory.Identity{}, memory.RoleUser, "fine", now)
 		bad := memory.NewTurn(spoof, memory.RoleUser, "spoofed", now)
@@ -179,5 +183,131 @@ func TestStoreSwapAndSearch(t *testing.T) {
 	}
 	if _, err := sst.Search(ctx, memory.Identity{Tenant: "t"}, memory.Query{Level: memory.LevelSession}, []float32{1}, 3); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Errorf("Search without a session at the session level = %v, want ErrIncompleteScope", err)
+	}
+}
+
+// TestStorePostureOnStoredIdentity checks that the posture applies to what
+// is stored, not only to the caller: under RequirePrincipal and
+// RequireAgentIdentity a fully identified writer cannot store a record
+// attributed to a narrower identity without a user or an agent, which
+// user-level erasure would then never reach. Only keyed documents carry a
+// narrower identity, and only the writer's own fields of one keyed level.
+func TestStorePostureOnStoredIdentity(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{
+		Posture: memory.Posture{RequirePrincipal: true, RequireAgentIdentity: true, AllowStore: true},
+		Tokens:  countWords{}, Clock: func() time.Time { return now }})
+	defer st.Close()
+	alice := memory.Identity{Tenant: "acme", User: "alice", Agent: "a", Instance: "i", Squad: "sq", Session: "s"}
+	for _, c := range []struct {
+		name string
+		rec  memory.Record
+	}{
+		{"a fact attributed to the squad alone", memory.Record{Kind: memory.KindFact, Identity: memory.Identity{Tenant: "acme", Squad: "sq"}, Content: "x"}},
+		{"a summary without the user", memory.Record{Kind: memory.KindSummary, Identity: memory.Identity{Tenant: "acme", Agent: "a", Session: "s"}, Content: "x"}},
+		{"a turn without the agent", memory.Record{Kind: memory.KindTurn, Label: "user", Identity: memory.Identity{Tenant: "acme", User: "alice", Session: "s"}, Content: "x"}},
+		{"a document under no keyed level", memory.Record{Kind: memory.KindDocument, Identity: memory.Identity{Tenant: "acme", Squad: "sq", User: "alice"}, Key: "k", Content: `{}`}},
+		{"a document keyed by another squad", memory.NewDocument(memory.Identity{Tenant: "acme", Squad: "other"}, "k", "working", `{}`, now)},
+	} {
+		if err := st.Add(ctx, alice, c.rec); !errors.Is(err, memory.ErrPermissionDenied) {
+			t.Errorf("%s: Add = %v, want ErrPermissionDenied", c.name, err)
+		}
+	}
+	all, err := st.List(ctx, alice, memory.Query{Level: memory.LevelStore})
+	if err != nil || len(all) != 0 {
+		t.Fatalf("after refused writes the tenant holds %v (%v), want nothing", all, err)
+	}
+
+	// Everything a fully identified writer stores is reached by erasing
+	// the writer's user.
+	for _, r := range []memory.Record{
+		{Kind: memory.KindFact, Content: "a fact"},
+		{Kind: memory.KindTurn, Label: "assistant", Content: "a turn"},
+		{Kind: memory.KindFact, Identity: alice, Content: "the writer's own identity, given"},
+	} {
+		if err := st.Add(ctx, alice, r); err != nil {
+			t.Fatalf("Add of %q: %v", r.Content, err)
+		}
+	}
+	if n, err := st.Forget(ctx, alice, memory.LevelUser); err != nil || n != 3 {
+		t.Errorf("Forget at the user level removed %d (%v), want the writer's 3 records", n, err)
+	}
+}
+
+// TestStoreSystemTenant checks that the tenant reserved for platform data
+// cannot be used by a caller — no read, write, swap, search or erasure as
+// that tenant — and that the platform view reads it for anyone but writes
+// it only under Posture.AllowPlatform.
+func TestStoreSystemTenant(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	defer d.Close()
+	st := backend.NewStore(d, backend.StoreOptions{Tokens: countWords{}})
+	impostor := memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: "a"}
+	doc := memory.NewDocument(impostor, "live_chat_vendors", "working", `["evil"]`, time.Now())
+	denied := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, memory.ErrPermissionDenied) {
+			t.Errorf("%s = %v, want ErrPermissionDenied", what, err)
+		}
+	}
+	denied("Add as the system tenant", st.Add(ctx, impostor, doc))
+	_, err := st.Swap(ctx, impostor, doc, 0)
+	denied("Swap as the system tenant", err)
+	_, err = st.List(ctx, impostor, memory.Query{Level: memory.LevelParentAgent})
+	denied("List as the system tenant", err)
+	_, err = st.Forget(ctx, impostor, memory.LevelParentAgent)
+	denied("Forget as the system tenant", err)
+	_, err = st.Search(ctx, impostor, memory.Query{Level: memory.LevelParentAgent}, []float32{1}, 1)
+	denied("Search as the system tenant", err)
+
+	// The platform view writes only with AllowPlatform, reads always, and
+	// reaches no other tenant.
+	denied("a platform write without AllowPlatform", st.Platform().Add(ctx, impostor, doc))
+	admin := backend.NewStore(d, backend.StoreOptions{Tokens: countWords{}, Posture: memory.Posture{AllowPlatform: true}}).Platform()
+	if err := admin.Add(ctx, impostor, doc); err != nil {
+		t.Fatalf("a platform write with AllowPlatform: %v", err)
+	}
+	got, err := st.Platform().List(ctx, impostor, memory.Query{Level: memory.LevelParentAgent})
+	if err != nil || len(got) != 1 || got[0].Content != `["evil"]` {
+		t.Errorf("the platform view reading the defaults = %v, %v", got, err)
+	}
+	_, err = st.Platform().Forget(ctx, impostor, memory.LevelParentAgent)
+	denied("a platform erasure without AllowPlatform", err)
+	acme := memory.Identity{Tenant: "acme", Agent: "a"}
+	_, err = admin.List(ctx, acme, memory.Query{Level: memory.LevelParentAgent})
+	denied("the platform view reading another tenant", err)
+	denied("the platform view writing another tenant", admin.Add(ctx, acme, memory.Record{Kind: memory.KindFact, Content: "x"}))
+
+	// The reserved name is an option.
+	custom := backend.NewStore(d, backend.StoreOptions{SystemTenant: "platform"})
+	if err := custom.Add(ctx, impostor, memory.Record{Kind: memory.KindFact, Content: "a tenant called system"}); err != nil {
+		t.Errorf("with SystemTenant %q a tenant named system is ordinary: %v", "platform", err)
+	}
+	denied("Add as the custom system tenant", custom.Add(ctx, memory.Identity{Tenant: "platform", Agent: "a"}, memory.Record{Kind: memory.KindFact, Content: "x"}))
+}
+
+// TestStoreTurnRoles checks that a turn's role is one of the
+// conversation roles.
+func TestStoreTurnRoles(t *testing.T) {
+	ctx := context.Background()
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Tokens: countWords{}})
+	defer st.Close()
+	who := memory.Identity{Tenant: "t", Session: "s"}
+	for _, role := range []string{"wizard", "", "User", " user"} {
+		rec := memory.Record{Kind: memory.KindTurn, Label: role, Content: "x"}
+		if err := st.Add(ctx, who, rec); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("a turn with role %q: Add = %v, want ErrInvalidArgument", role, err)
+		}
+	}
+	for _, role := range memory.Roles {
+		if err := st.Add(ctx, who, memory.NewTurn(memory.Identity{}, role, "x", time.Now())); err != nil {
+			t.Errorf("a turn with role %q: %v", role, err)
+		}
+	}
+	recs, err := st.List(ctx, who, memory.Query{Level: memory.LevelSession})
+	if err != nil || len(recs) != len(memory.Roles) {
+		t.Errorf("stored %d turns (%v), want %d", len(recs), err, len(memory.Roles))
 	}
 }

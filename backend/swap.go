@@ -23,9 +23,12 @@ type Swapper interface {
 	// version still counts up, so versions of an id never repeat while it
 	// is stored.
 	//
-	// Swap fails with memory.ErrConflict when the stored version is not
-	// expect, or when the id is stored with another identity; rec is
-	// checked as Put checks records. rec.Version is ignored.
+	// The record is the one rec's tenant holds under rec.ID (ids are
+	// unique per tenant; see Driver.Put). Swap fails with
+	// memory.ErrConflict when the stored version is not expect, and with
+	// HeldByAnother's memory.ErrPermissionDenied when the tenant holds the
+	// id with another identity; rec is checked as Put checks records.
+	// rec.Version is ignored.
 	Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error)
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,11 +15,6 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 )
-
-// DefaultSystemTenant is the tenant whose AGENT rows are the platform
-// defaults every tenant reads through LoadMerged, when
-// WorkingOptions.SystemTenant is empty.
-const DefaultSystemTenant = "system"
 
 // DefaultMemoryType is the memory_type a document gets when it is written
 // without one.
@@ -32,15 +28,13 @@ var WorkingLevels = []memory.Level{
 }
 
 // WorkingOptions configure a Working. The zero value is the documented
-// default: platform defaults under DefaultSystemTenant, and Update retrying
-// until its context ends.
+// default: Update (and Put) retrying lost races until the context ends.
+// The platform defaults live under the store's system tenant
+// (backend.StoreOptions.SystemTenant).
 type WorkingOptions struct {
-	// SystemTenant is the tenant whose AGENT rows are the platform
-	// defaults (see LoadMerged). Empty means DefaultSystemTenant.
-	SystemTenant string
-	// MaxUpdateAttempts bounds how many times Update reads, applies its
-	// function and tries to swap before it gives up with
-	// memory.ErrConflict. Zero means no bound: Update retries until its
+	// MaxUpdateAttempts bounds how many times Update (and Put) reads,
+	// applies its function and tries to swap before it gives up with
+	// memory.ErrConflict. Zero means no bound: retries go on until the
 	// context ends. Negative is invalid.
 	MaxUpdateAttempts int
 }
@@ -65,8 +59,9 @@ type Document struct {
 	Scope memory.Identity
 	// Version counts the writes of the row (memory.Record.Version): the
 	// version to pass to Swap as the one last read. It is ignored on
-	// input, and zero in what Put returns (Put does not learn the stored
-	// version; Swap and Update do).
+	// input. Put, Swap and Update return the version they stored — on a
+	// driver without compare-and-swap, where there is no Swap to pass it
+	// to, Put returns zero.
 	Version int64
 	// Updated is when the row was last written.
 	Updated time.Time
@@ -97,7 +92,6 @@ type Document struct {
 // A Working is safe for concurrent use.
 type Working struct {
 	store    *backend.Store
-	system   string
 	attempts int
 
 	mergeMu sync.RWMutex
@@ -110,7 +104,7 @@ type Working struct {
 
 // NewWorking returns a Working storing through store. It fails with
 // memory.ErrInvalidArgument for a nil store, a negative MaxUpdateAttempts
-// or a malformed SystemTenant.
+// or a store whose system tenant is not a valid identity value.
 func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
 	if store == nil {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "working memory needs a store")
@@ -118,13 +112,10 @@ func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
 	if opt.MaxUpdateAttempts < 0 {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "working MaxUpdateAttempts is %d; it cannot be negative", opt.MaxUpdateAttempts)
 	}
-	if opt.SystemTenant == "" {
-		opt.SystemTenant = DefaultSystemTenant
-	}
-	if err := (memory.Identity{Tenant: opt.SystemTenant}).Validate(); err != nil {
+	if err := (memory.Identity{Tenant: store.SystemTenant()}).Validate(); err != nil {
 		return nil, err
 	}
-	w := &Working{store: store, system: opt.SystemTenant, attempts: opt.MaxUpdateAttempts, merges: map[string]MergeRule{}}
+	w := &Working{store: store, attempts: opt.MaxUpdateAttempts, merges: map[string]MergeRule{}}
 	for i := range w.locks {
 		w.locks[i] = make(chan struct{}, 1)
 	}
@@ -132,39 +123,93 @@ func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
 }
 
 // SystemTenant returns the tenant whose AGENT rows are the platform
-// defaults.
-func (w *Working) SystemTenant() string { return w.system }
+// defaults: the store's system tenant, which no caller's identity may
+// carry.
+func (w *Working) SystemTenant() string { return w.store.SystemTenant() }
 
 // Put stores doc at doc.Level (empty: memory.LevelSquadAgentRun) in id's
 // scope, replacing any row with the same key there, and returns the row as
-// written (with Version zero; Swap and Update report versions). The key,
-// type and JSON are checked first (see CheckDocument), then the level's
-// identity fields: a level whose fields id lacks is
-// memory.ErrIncompleteScope. Nothing is stored on any error.
+// stored, with its new Version. The key, type and JSON are checked first
+// (see CheckDocument), then the level's identity fields: a level whose
+// fields id lacks is memory.ErrIncompleteScope. Nothing is stored on any
+// error.
+//
+// On a driver with compare-and-swap (backend.Swapper) Put reads the row's
+// version and swaps the document in, retrying a lost race as Update does,
+// so the version it returns is the one it stored; elsewhere it writes
+// blindly and returns Version zero.
 func (w *Working) Put(ctx context.Context, id memory.Identity, doc Document) (Document, error) {
+	return w.put(ctx, w.store, id, doc)
+}
+
+// put is Put through st: the store, or its platform view.
+func (w *Working) put(ctx context.Context, st *backend.Store, id memory.Identity, doc Document) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
-	rec, err := w.record(id, doc)
+	rec, err := w.record(st, id, doc)
 	if err != nil {
 		return Document{}, err
 	}
-	if err := w.store.Add(ctx, id, rec); err != nil {
-		return Document{}, err
+	if _, ok := st.Driver().(backend.Swapper); !ok {
+		if err := st.Add(ctx, id, rec); err != nil {
+			return Document{}, named(rec, err)
+		}
+		return toDocument(rec), nil
 	}
-	return toDocument(rec), nil
+	payload := doc.JSON
+	return w.swapLoop(ctx, st, id, Document{Level: LevelOf(rec.Identity), Key: rec.Key, Type: rec.Label},
+		func(Document, bool) (json.RawMessage, error) { return payload, nil })
+}
+
+// PutDefault stores doc as a platform default: the AGENT row of agent
+// under the system tenant, which LoadMerged merges with each tenant's
+// override of the same key. doc.Level must be empty or AGENT. Writing
+// platform defaults is administrative: the store's posture must have
+// AllowPlatform (memory.Posture), or PutDefault is
+// memory.ErrPermissionDenied and stores nothing. Tenants can never write
+// them, since the system tenant is refused as a caller's tenant.
+func (w *Working) PutDefault(ctx context.Context, agent string, doc Document) (Document, error) {
+	if doc.Level != "" && doc.Level != memory.LevelParentAgent {
+		return Document{}, memory.Errorf(memory.ErrInvalidArgument, "platform defaults are AGENT rows, not %s rows", doc.Level)
+	}
+	doc.Level = memory.LevelParentAgent
+	return w.put(ctx, w.store.Platform(), w.platformID(agent), doc)
+}
+
+// GetDefault returns the platform default stored under key for agent, or
+// memory.ErrNotFound. Reading platform defaults needs no permission.
+func (w *Working) GetDefault(ctx context.Context, agent, key string) (Document, error) {
+	return w.get1(ctx, w.store.Platform(), w.platformID(agent), memory.LevelParentAgent, key)
+}
+
+// DeleteDefault removes the platform default stored under key for agent
+// and reports whether there was one. Like PutDefault it needs a posture
+// with AllowPlatform.
+func (w *Working) DeleteDefault(ctx context.Context, agent, key string) (bool, error) {
+	return w.delete(ctx, w.store.Platform(), w.platformID(agent), memory.LevelParentAgent, key)
+}
+
+// platformID is the identity platform defaults of agent are stored under.
+func (w *Working) platformID(agent string) memory.Identity {
+	return memory.Identity{Tenant: w.store.SystemTenant(), Agent: agent}
 }
 
 // Get returns the row stored under key at level in id's scope, or
 // memory.ErrNotFound.
 func (w *Working) Get(ctx context.Context, id memory.Identity, level memory.Level, key string) (Document, error) {
+	return w.get1(ctx, w.store, id, level, key)
+}
+
+// get1 is Get through st: the store, or its platform view.
+func (w *Working) get1(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
 	if err := checkKey(key); err != nil {
 		return Document{}, err
 	}
-	dq, err := w.exact(id, level, key)
+	dq, err := w.exact(st, id, level, key)
 	if err != nil {
 		return Document{}, err
 	}
@@ -198,7 +243,7 @@ func (w *Working) List(ctx context.Context, id memory.Identity, level memory.Lev
 	if level == memory.LevelParentAgent {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "AGENT rows are not listed; load them by key with Get or LoadMerged")
 	}
-	dq, err := w.exact(id, level, "")
+	dq, err := w.exact(w.store, id, level, "")
 	if err != nil {
 		return nil, err
 	}
@@ -234,17 +279,22 @@ func (w *Working) ListSquad(ctx context.Context, id memory.Identity, memoryType 
 // Delete removes the row stored under key at level in id's scope and
 // reports whether there was one.
 func (w *Working) Delete(ctx context.Context, id memory.Identity, level memory.Level, key string) (bool, error) {
+	return w.delete(ctx, w.store, id, level, key)
+}
+
+// delete is Delete through st: the store, or its platform view.
+func (w *Working) delete(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	if err := checkKey(key); err != nil {
 		return false, err
 	}
-	dq, err := w.exact(id, level, key)
+	dq, err := w.exact(st, id, level, key)
 	if err != nil {
 		return false, err
 	}
-	n, err := w.store.DeleteQuery(ctx, dq)
+	n, err := st.DeleteQuery(ctx, dq)
 	return n > 0, err
 }
 
@@ -264,13 +314,14 @@ func documents(recs []memory.Record, memoryType string, keep func(memory.Level) 
 	return out
 }
 
-// exact derives the driver query for id's rows at level — and, when key
-// is not empty, the one row under key (callers reading one row check the
-// key is not empty first). The store derives the level's
-// filter (checking the posture and the identity); exact then narrows it to
-// the row's whole keyed identity, fields the level does not keep matching
-// only empty values, so no row of another level or attribution can match.
-func (w *Working) exact(id memory.Identity, level memory.Level, key string) (backend.Query, error) {
+// exact derives the driver query, through st, for id's rows at level —
+// and, when key is not empty, the one row under key (callers reading one
+// row check the key is not empty first). The store derives the level's
+// filter (checking the tenant, the posture and the identity); exact then
+// narrows it to the row's whole keyed identity, fields the level does not
+// keep matching only empty values, so no row of another level or
+// attribution can match.
+func (w *Working) exact(st *backend.Store, id memory.Identity, level memory.Level, key string) (backend.Query, error) {
 	if level == "" {
 		level = memory.LevelSquadAgentRun
 	}
@@ -282,7 +333,7 @@ func (w *Working) exact(id memory.Identity, level memory.Level, key string) (bac
 			return backend.Query{}, err
 		}
 	}
-	dq, err := w.store.Query(id, memory.Query{Level: level, Kinds: documentKind, Key: key})
+	dq, err := st.Query(id, memory.Query{Level: level, Kinds: documentKind, Key: key})
 	if err != nil {
 		return backend.Query{}, err
 	}
@@ -299,8 +350,9 @@ func (w *Working) exact(id memory.Identity, level memory.Level, key string) (bac
 	return dq, nil
 }
 
-// record validates doc for id and returns the record that stores it.
-func (w *Working) record(id memory.Identity, doc Document) (memory.Record, error) {
+// record validates doc for id writing through st and returns the record
+// that stores it.
+func (w *Working) record(st *backend.Store, id memory.Identity, doc Document) (memory.Record, error) {
 	if doc.Level == "" {
 		doc.Level = memory.LevelSquadAgentRun
 	}
@@ -310,11 +362,11 @@ func (w *Working) record(id memory.Identity, doc Document) (memory.Record, error
 	if err := CheckDocument(doc); err != nil {
 		return memory.Record{}, err
 	}
-	if _, err := w.store.Query(id, memory.Query{Level: doc.Level}); err != nil {
+	if _, err := st.Query(id, memory.Query{Level: doc.Level}); err != nil {
 		return memory.Record{}, err
 	}
 	scope := id.Only(doc.Level.Keyed())
-	return memory.NewDocument(scope, doc.Key, doc.Type, string(doc.JSON), w.store.Now()), nil
+	return memory.NewDocument(scope, doc.Key, doc.Type, string(doc.JSON), st.Now()), nil
 }
 
 // CheckDocument validates what a write stores of doc: Level is one of
@@ -346,6 +398,9 @@ func checkLevel(l memory.Level) error {
 		if l == w {
 			return nil
 		}
+	}
+	if err := l.Check(); err != nil {
+		return err
 	}
 	return memory.Errorf(memory.ErrInvalidArgument, "level %q is not a working-memory level (SQUAD_AGENT_RUN, SQUAD_AGENT, AGENT_RUN, SQUAD_RUN, SQUAD, AGENT)", string(l))
 }
@@ -384,19 +439,22 @@ func toDocument(r memory.Record) Document {
 
 // LevelOf returns the working level a row stored under scope belongs to:
 // the level whose kept fields (memory.Level.Keyed) are exactly the fields
-// scope has, tenant aside. It returns "" when no level keeps exactly those
-// fields (a record written with a user, say, is no working-memory row).
-func LevelOf(scope memory.Identity) memory.Level {
-	set := memory.FieldTenant
-	for _, f := range []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
-		if scope.Get(f) != "" {
-			set |= f
-		}
+// scope has, tenant aside (memory.KeyedLevel). It returns "" when no level
+// keeps exactly those fields (a record written with a user, say, is no
+// working-memory row).
+func LevelOf(scope memory.Identity) memory.Level { return memory.KeyedLevel(scope) }
+
+// named restates a write's refusal of rec in the terms of working memory
+// — its level and key — rather than the record id the store derived: a
+// lost race (memory.ErrConflict) and an id held by another identity of
+// the tenant (memory.ErrPermissionDenied). Other errors pass unchanged.
+func named(rec memory.Record, err error) error {
+	what := string(LevelOf(rec.Identity)) + " document " + quote(rec.Key)
+	switch {
+	case errors.Is(err, memory.ErrConflict):
+		return memory.Errorf(memory.ErrConflict, "%s was written by someone else since it was read", what)
+	case errors.Is(err, backend.ErrIDHeld):
+		return memory.Errorf(memory.ErrPermissionDenied, "%s cannot be written in this scope: another identity of the tenant holds its record id", what)
 	}
-	for _, l := range WorkingLevels {
-		if l.Keyed() == set {
-			return l
-		}
-	}
-	return ""
+	return err
 }

@@ -71,7 +71,11 @@ func benchWorking(b *testing.B) *tiers.Working {
 		}
 	}
 	w.RegisterMerge("vendors", tiers.MergeListByID("id"))
-	for _, tenant := range []string{tiers.DefaultSystemTenant, "tenant-00"} {
+	admin, err := tiers.NewWorking(backend.NewStore(st.Driver(), backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tenant := range []string{backend.DefaultSystemTenant, "tenant-00"} {
 		id := memory.Identity{Tenant: tenant, Agent: benchSquadID(0).Agent}
 		for k := range benchKeys {
 			key := fmt.Sprintf("key-%02d", k)
@@ -79,10 +83,15 @@ func benchWorking(b *testing.B) *tiers.Working {
 				key = "vendors"
 			}
 			payload := benchPayload
-			if tenant != tiers.DefaultSystemTenant {
-				payload = json.RawMessage(`[{"id":"vendor-3","label":"Tenant's own"},{"id":"acmechat","label":"Acme Chat"}]`)
+			doc := tiers.Document{Level: memory.LevelParentAgent, Key: key, JSON: payload}
+			var err error
+			if tenant == backend.DefaultSystemTenant {
+				_, err = admin.PutDefault(ctx, id.Agent, doc)
+			} else {
+				doc.JSON = json.RawMessage(`[{"id":"vendor-3","label":"Tenant's own"},{"id":"acmechat","label":"Acme Chat"}]`)
+				_, err = w.Put(ctx, id, doc)
 			}
-			if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelParentAgent, Key: key, JSON: payload}); err != nil {
+			if err != nil {
 				b.Fatal(err)
 			}
 		}

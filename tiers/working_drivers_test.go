@@ -7,6 +7,7 @@ import (
 
 	_ "github.com/lib/pq"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
@@ -95,6 +96,19 @@ func newWorking(t testing.TB, d backend.Driver, opt tiers.WorkingOptions) (*tier
 		t.Fatal(err)
 	}
 	return w, st
+}
+
+// platformWorking returns working memory over d whose store may write
+// platform defaults (Posture.AllowPlatform) under the given system
+// tenant (empty: the default), as an administrative program has.
+func platformWorking(t testing.TB, d backend.Driver, systemTenant string) *tiers.Working {
+	t.Helper()
+	st := backend.NewStore(d, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}, SystemTenant: systemTenant})
+	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // pgShared is the PostgreSQL cluster working-memory tests share, started

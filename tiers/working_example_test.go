@@ -54,10 +54,13 @@ func ExampleWorking() {
 }
 
 // Platform defaults under the system tenant, extended by one tenant's
-// override on read: the tenant adds a vendor and overrides another.
+// override on read: the tenant adds a vendor and overrides another. The
+// defaults are seeded through a store whose posture allows platform
+// writes, as an administrative program's is; tenants' stores never do.
 func ExampleWorking_LoadMerged() {
 	ctx := context.Background()
-	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	driver := inmem.New(inmem.Options{})
+	store := backend.NewStore(driver, backend.StoreOptions{})
 	defer store.Close()
 	mem, err := tiers.NewWorking(store, tiers.WorkingOptions{})
 	if err != nil {
@@ -66,19 +69,20 @@ func ExampleWorking_LoadMerged() {
 	mem.RegisterMerge("live_chat_vendors", tiers.MergeListByID("id"))
 
 	agent := "kaos://agent/sales/opportunity-analyst"
-	platform := memory.Identity{Tenant: tiers.DefaultSystemTenant, Agent: agent}
+	admin, err := tiers.NewWorking(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", Type: "domain",
+		JSON: json.RawMessage(`[{"id":"intercom","label":"Intercom"},{"id":"tidio","label":"Tidio"}]`)})
+	if err != nil {
+		log.Fatal(err)
+	}
 	acme := memory.Identity{Tenant: "acme", Agent: agent}
-	for _, row := range []struct {
-		id      memory.Identity
-		payload string
-	}{
-		{platform, `[{"id":"intercom","label":"Intercom"},{"id":"tidio","label":"Tidio"}]`},
-		{acme, `[{"id":"tidio","label":"Tidio (EU)"},{"id":"acmechat","label":"Acme Chat"}]`},
-	} {
-		_, err := mem.Put(ctx, row.id, tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", Type: "domain", JSON: json.RawMessage(row.payload)})
-		if err != nil {
-			log.Fatal(err)
-		}
+	_, err = mem.Put(ctx, acme, tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", Type: "domain",
+		JSON: json.RawMessage(`[{"id":"tidio","label":"Tidio (EU)"},{"id":"acmechat","label":"Acme Chat"}]`)})
+	if err != nil {
+		log.Fatal(err)
 	}
 
 	merged, err := mem.LoadMerged(ctx, acme, "live_chat_vendors")

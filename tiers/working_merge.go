@@ -371,15 +371,14 @@ type Merged struct {
 	// Defaults is the platform row (the system tenant's), nil when there
 	// is none.
 	Defaults *Document
-	// Override is the caller's tenant's row, nil when there is none (and
-	// always nil when the caller is the system tenant).
+	// Override is the caller's tenant's row, nil when there is none.
 	Override *Document
 }
 
 // LoadMerged reads key at the AGENT level for id's agent twice — the
-// platform defaults, stored under the system tenant
-// (WorkingOptions.SystemTenant), and the override stored under id's own
-// tenant — and combines them with the rule registered for key
+// platform defaults, stored under the store's system tenant (see
+// PutDefault), and the override stored under id's own tenant — and
+// combines them with the rule registered for key
 // (RegisterMerge; Replace when none). With one of the two rows it returns
 // that row's payload unchanged; with neither, memory.ErrNotFound. A rule's
 // error is returned classified as it was (memory.ErrInvalidArgument when
@@ -396,12 +395,11 @@ func (w *Working) LoadMerged(ctx context.Context, id memory.Identity, key string
 	if err := checkKey(key); err != nil {
 		return Merged{}, err
 	}
-	own, err := w.exact(id, memory.LevelParentAgent, key)
+	own, err := w.exact(w.store, id, memory.LevelParentAgent, key)
 	if err != nil {
 		return Merged{}, err
 	}
-	platform := memory.Identity{Tenant: w.system, Agent: id.Agent}
-	sys, err := w.exact(platform, memory.LevelParentAgent, key)
+	sys, err := w.exact(w.store.Platform(), w.platformID(id.Agent), memory.LevelParentAgent, key)
 	if err != nil {
 		return Merged{}, err
 	}
@@ -413,12 +411,10 @@ func (w *Working) LoadMerged(ctx context.Context, id memory.Identity, key string
 	} else if found {
 		out.Defaults = &d
 	}
-	if id.Tenant != w.system {
-		if o, found, err := w.get(ctx, own); err != nil {
-			return Merged{}, err
-		} else if found {
-			out.Override = &o
-		}
+	if o, found, err := w.get(ctx, own); err != nil {
+		return Merged{}, err
+	} else if found {
+		out.Override = &o
 	}
 	switch {
 	case out.Defaults == nil && out.Override == nil:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers"
 )
 
@@ -151,15 +152,24 @@ const (
 func TestWorkingLoadMerged(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
-		w, _ := newWorking(t, open(), tiers.WorkingOptions{})
+		d := open()
+		w, _ := newWorking(t, d, tiers.WorkingOptions{})
+		admin := platformWorking(t, d, "")
 		agent := analyst.Agent
-		system := memory.Identity{Tenant: tiers.DefaultSystemTenant, Agent: agent}
+		system := memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}
 		acme := memory.Identity{Tenant: "acme", Agent: agent, Instance: "ta-1", Squad: "s", Session: "r"}
 		globex := memory.Identity{Tenant: "globex", Agent: agent}
 		initech := memory.Identity{Tenant: "initech", Agent: agent}
 		put := func(id memory.Identity, key, payload string) {
 			t.Helper()
-			if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelParentAgent, Key: key, Type: "organization", JSON: json.RawMessage(payload)}); err != nil {
+			doc := tiers.Document{Level: memory.LevelParentAgent, Key: key, Type: "organization", JSON: json.RawMessage(payload)}
+			var err error
+			if id == system {
+				_, err = admin.PutDefault(ctx, id.Agent, doc)
+			} else {
+				_, err = w.Put(ctx, id, doc)
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -204,7 +214,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 			if m.Key != key || (m.Defaults == nil) != (key == "override_only") || (m.Override == nil) != (key == "defaults_only") {
 				t.Errorf("%s: sources defaults=%v override=%v", key, m.Defaults != nil, m.Override != nil)
 			}
-			if m.Defaults != nil && m.Defaults.Scope.Tenant != tiers.DefaultSystemTenant {
+			if m.Defaults != nil && m.Defaults.Scope.Tenant != backend.DefaultSystemTenant {
 				t.Errorf("%s: defaults from tenant %q", key, m.Defaults.Scope.Tenant)
 			}
 			if m.Override != nil && m.Override.Scope != (memory.Identity{Tenant: "acme", Agent: agent}) {
@@ -225,10 +235,9 @@ func TestWorkingLoadMerged(t *testing.T) {
 		if err != nil || strings.Contains(string(m.JSON), "GLOBEX") {
 			t.Errorf("acme reads %s, %v: another tenant's row leaked", m.JSON, err)
 		}
-		// The system tenant itself reads its own rows only.
-		m, err = w.LoadMerged(ctx, system, "live_chat_vendors")
-		if err != nil || string(m.JSON) != vendorDefaults || m.Override != nil {
-			t.Errorf("system reads %s, %v", m.JSON, err)
+		// No caller is the system tenant.
+		if _, err := w.LoadMerged(ctx, system, "live_chat_vendors"); !errors.Is(err, memory.ErrPermissionDenied) {
+			t.Errorf("LoadMerged as the system tenant: %v, want ErrPermissionDenied", err)
 		}
 		// The platform's rows stay out of a tenant's own reads.
 		if _, err := w.Get(ctx, initech, memory.LevelParentAgent, "live_chat_vendors"); !errors.Is(err, memory.ErrNotFound) {
@@ -266,19 +275,91 @@ func TestWorkingLoadMerged(t *testing.T) {
 	})
 }
 
-// TestWorkingCustomSystemTenant checks the system tenant is an option.
+// TestWorkingCustomSystemTenant checks the system tenant is the store's
+// option: with another name, "system" is an ordinary tenant.
 func TestWorkingCustomSystemTenant(t *testing.T) {
 	ctx := context.Background()
-	w, _ := newWorking(t, workingDrivers[0].storage(t)(), tiers.WorkingOptions{SystemTenant: "primepilot"})
+	d := workingDrivers[0].storage(t)()
+	st := backend.NewStore(d, backend.StoreOptions{SystemTenant: "primepilot"})
+	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin := platformWorking(t, d, "primepilot")
 	agent := analyst.Agent
-	for _, tenant := range []string{"primepilot", "system"} {
-		if _, err := w.Put(ctx, memory.Identity{Tenant: tenant, Agent: agent}, tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: json.RawMessage(`"` + tenant + `"`)}); err != nil {
-			t.Fatal(err)
-		}
+	doc := func(text string) tiers.Document {
+		return tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: json.RawMessage(`"` + text + `"`)}
+	}
+	if _, err := admin.PutDefault(ctx, agent, doc("primepilot")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Put(ctx, memory.Identity{Tenant: "system", Agent: agent}, doc("a tenant called system")); err != nil {
+		t.Fatal(err)
 	}
 	m, err := w.LoadMerged(ctx, memory.Identity{Tenant: "acme", Agent: agent}, "k")
 	if err != nil || string(m.JSON) != `"primepilot"` {
 		t.Errorf("got %s, %v; want the primepilot tenant's defaults", m.JSON, err)
+	}
+}
+
+// TestWorkingPlatformDefaults checks that platform defaults are written
+// only with the administrative permission: a caller whose tenant is the
+// system tenant is refused every call (before, any such caller wrote the
+// defaults every tenant receives), PutDefault without AllowPlatform is
+// refused, and neither stores anything.
+func TestWorkingPlatformDefaults(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	w, _ := newWorking(t, d, tiers.WorkingOptions{})
+	agent := analyst.Agent
+	impostor := memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent, Instance: "i", Squad: "q", Session: "r"}
+	evil := tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"evil"}]`)}
+	denied := func(what string, err error) {
+		t.Helper()
+		if !errors.Is(err, memory.ErrPermissionDenied) {
+			t.Errorf("%s: %v, want ErrPermissionDenied", what, err)
+		}
+	}
+	_, err := w.Put(ctx, impostor, evil)
+	denied("Put as the system tenant", err)
+	_, err = w.Swap(ctx, impostor, evil, 0)
+	denied("Swap as the system tenant", err)
+	_, err = w.Update(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors", "", func(tiers.Document, bool) (json.RawMessage, error) { return evil.JSON, nil })
+	denied("Update as the system tenant", err)
+	_, err = w.Get(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors")
+	denied("Get as the system tenant", err)
+	_, err = w.Delete(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors")
+	denied("Delete as the system tenant", err)
+	_, err = w.PutDefault(ctx, agent, evil)
+	denied("PutDefault without AllowPlatform", err)
+	_, err = w.DeleteDefault(ctx, agent, "live_chat_vendors")
+	denied("DeleteDefault without AllowPlatform", err)
+	if _, err := w.LoadMerged(ctx, memory.Identity{Tenant: "acme", Agent: agent}, "live_chat_vendors"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("after the refused writes a tenant reads %v, want ErrNotFound", err)
+	}
+
+	// With the permission, defaults are written, read by every tenant and
+	// removed.
+	admin := platformWorking(t, d, "")
+	put, err := admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"intercom"}]`)})
+	if err != nil || put.Version != 1 || put.Scope != (memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}) {
+		t.Fatalf("PutDefault = %+v, %v", put, err)
+	}
+	if _, err := admin.PutDefault(ctx, agent, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("PutDefault at the SQUAD level: %v, want ErrInvalidArgument", err)
+	}
+	m, err := w.LoadMerged(ctx, memory.Identity{Tenant: "acme", Agent: agent}, "live_chat_vendors")
+	if err != nil || string(m.JSON) != `[{"id":"intercom"}]` {
+		t.Errorf("a tenant reads %s, %v; want the defaults", m.JSON, err)
+	}
+	if got, err := w.GetDefault(ctx, agent, "live_chat_vendors"); err != nil || got.Version != 1 || string(got.JSON) != `[{"id":"intercom"}]` {
+		t.Errorf("GetDefault without the permission (reads need none): %+v, %v", got, err)
+	}
+	if removed, err := admin.DeleteDefault(ctx, agent, "live_chat_vendors"); err != nil || !removed {
+		t.Errorf("DeleteDefault: %v, %v", removed, err)
+	}
+	if _, err := w.GetDefault(ctx, agent, "live_chat_vendors"); !errors.Is(err, memory.ErrNotFound) {
+		t.Errorf("GetDefault after DeleteDefault: %v, want ErrNotFound", err)
 	}
 }
 

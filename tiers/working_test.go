@@ -433,14 +433,14 @@ func TestNewWorkingOptions(t *testing.T) {
 	}{
 		{nil, tiers.WorkingOptions{}},
 		{st, tiers.WorkingOptions{MaxUpdateAttempts: -1}},
-		{st, tiers.WorkingOptions{SystemTenant: "sys\n"}},
+		{backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{SystemTenant: "sys\n"}), tiers.WorkingOptions{}},
 	} {
 		if _, err := tiers.NewWorking(c.store, c.opt); !errors.Is(err, memory.ErrInvalidArgument) {
 			t.Errorf("NewWorking(%v, %+v): %v, want ErrInvalidArgument", c.store != nil, c.opt, err)
 		}
 	}
 	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
-	if err != nil || w.SystemTenant() != tiers.DefaultSystemTenant {
+	if err != nil || w.SystemTenant() != backend.DefaultSystemTenant {
 		t.Errorf("default system tenant: %v, %v", w, err)
 	}
 }

@@ -29,8 +29,9 @@ var lockSeed = maphash.MakeSeed()
 type WorkingStats struct {
 	// Updates is how many Update calls stored a document.
 	Updates int64
-	// Conflicts is how many swaps lost to another writer and were retried
-	// (or, at the last allowed attempt, returned as memory.ErrConflict).
+	// Conflicts is how many swaps of Update and Put lost to another
+	// writer and were retried (or, at the last allowed attempt, returned
+	// as memory.ErrConflict).
 	Conflicts int64
 }
 
@@ -44,16 +45,21 @@ func (w *Working) Stats() WorkingStats {
 // A stale expect is memory.ErrConflict, and nothing is stored; a driver
 // without compare-and-swap (backend.Swapper) gives memory.ErrUnimplemented.
 func (w *Working) Swap(ctx context.Context, id memory.Identity, doc Document, expect int64) (Document, error) {
+	return w.swap(ctx, w.store, id, doc, expect)
+}
+
+// swap is Swap through st: the store, or its platform view.
+func (w *Working) swap(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, expect int64) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
-	rec, err := w.record(id, doc)
+	rec, err := w.record(st, id, doc)
 	if err != nil {
 		return Document{}, err
 	}
-	v, err := w.store.Swap(ctx, id, rec, expect)
+	v, err := st.Swap(ctx, id, rec, expect)
 	if err != nil {
-		return Document{}, err
+		return Document{}, named(rec, err)
 	}
 	rec.Version = v
 	return toDocument(rec), nil
@@ -68,7 +74,9 @@ type UpdateFunc func(cur Document, found bool) (json.RawMessage, error)
 // with it, and swaps fn's result in if nobody wrote the row in between; on
 // a lost race it waits a short, jittered, growing while and starts again,
 // until it succeeds, fn fails, MaxUpdateAttempts attempts have lost
-// (memory.ErrConflict), or ctx ends. The stored row keeps memoryType;
+// (memory.ErrConflict), or ctx ends. Only a lost race is retried: any
+// other refusal — an id another identity of the tenant holds
+// (memory.ErrPermissionDenied), say — ends the Update at once. The stored row keeps memoryType;
 // empty means the current row's type, or DefaultMemoryType for a new row.
 // It returns the row as stored, with its new Version.
 //
@@ -90,17 +98,26 @@ func (w *Working) Update(ctx context.Context, id memory.Identity, level memory.L
 	if err := checkKey(key); err != nil {
 		return Document{}, err
 	}
-	dq, err := w.exact(id, level, key)
+	doc, err := w.swapLoop(ctx, w.store, id, Document{Level: level, Key: key, Type: memoryType}, fn)
+	if err == nil {
+		w.updates.Add(1)
+	}
+	return doc, err
+}
+
+// swapLoop is Update's loop through st, for the row doc.Level and doc.Key
+// name in id's scope, stored with doc.Type (empty: the current row's).
+func (w *Working) swapLoop(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc) (Document, error) {
+	dq, err := w.exact(st, id, doc.Level, doc.Key)
 	if err != nil {
 		return Document{}, err
 	}
 	lock := w.locks[maphash.String(lockSeed, dq.IDs[0])%lockStripes]
 	for attempt := 1; ; attempt++ {
-		doc, err := w.updateLocked(ctx, lock, id, level, key, memoryType, fn, dq)
+		doc, err := w.updateLocked(ctx, st, lock, id, doc, fn, dq)
 		var fe fnError
 		switch {
 		case err == nil:
-			w.updates.Add(1)
 			return doc, nil
 		case errors.As(err, &fe):
 			return Document{}, fe.err
@@ -123,19 +140,20 @@ type fnError struct{ err error }
 
 func (e fnError) Error() string { return e.err.Error() }
 
-// updateLocked is one attempt of Update holding the row's in-process lock.
-func (w *Working) updateLocked(ctx context.Context, lock chan struct{}, id memory.Identity, level memory.Level, key, memoryType string, fn UpdateFunc, dq backend.Query) (Document, error) {
+// updateLocked is one attempt of swapLoop holding the row's in-process
+// lock.
+func (w *Working) updateLocked(ctx context.Context, st *backend.Store, lock chan struct{}, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
 	select {
 	case lock <- struct{}{}:
 	case <-ctx.Done():
 		return Document{}, ctx.Err()
 	}
 	defer func() { <-lock }()
-	return w.updateOnce(ctx, id, level, key, memoryType, fn, dq)
+	return w.updateOnce(ctx, st, id, doc, fn, dq)
 }
 
-// updateOnce is one read, apply and swap of Update.
-func (w *Working) updateOnce(ctx context.Context, id memory.Identity, level memory.Level, key, memoryType string, fn UpdateFunc, dq backend.Query) (Document, error) {
+// updateOnce is one read, apply and swap of swapLoop.
+func (w *Working) updateOnce(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
 	cur, found, err := w.get(ctx, dq)
 	if err != nil {
 		return Document{}, err
@@ -144,14 +162,15 @@ func (w *Working) updateOnce(ctx context.Context, id memory.Identity, level memo
 	if err != nil {
 		return Document{}, fnError{err}
 	}
-	if memoryType == "" && found {
-		memoryType = cur.Type
+	if doc.Type == "" && found {
+		doc.Type = cur.Type
 	}
 	var expect int64
 	if found {
 		expect = cur.Version
 	}
-	return w.Swap(ctx, id, Document{Level: level, Key: key, Type: memoryType, JSON: payload}, expect)
+	doc.JSON = payload
+	return w.swap(ctx, st, id, doc, expect)
 }
 
 // backoff is the jittered wait after the attempt-th lost race.

@@ -16,7 +16,9 @@
 // lifecycle (Close, cancelled contexts), input validation, all-or-nothing
 // batches, round trips of every Record field, upserts and conflicts.
 //
-// The subtests, in order: RoundTrip, Upsert, DocumentJSON (a document's
+// The subtests, in order: RoundTrip, Upsert, TenantIDs (record ids are
+// unique per tenant: another tenant's use of an id neither fails nor
+// touches the record), DocumentJSON (a document's
 // JSON comes back byte for byte: white space, key order, duplicate keys,
 // number spellings and escapes), DeterministicIDs, Ordering,
 // Isolation (the model-based check: hundreds of random identities, every
@@ -135,6 +137,7 @@ type check struct {
 var checks = []check{
 	{"RoundTrip", checkRoundTrip},
 	{"Upsert", checkUpsert},
+	{"TenantIDs", checkTenantIDs},
 	{"DocumentJSON", checkDocumentJSON},
 	{"DeterministicIDs", checkDeterministicIDs},
 	{"Ordering", checkOrdering},

@@ -16,7 +16,7 @@ import (
 type mapDriver struct {
 	clock  backend.Clock
 	mu     sync.RWMutex
-	recs   map[string]memory.Record
+	recs   map[recKey]memory.Record
 	dims   int
 	closed bool
 }
@@ -28,8 +28,13 @@ var (
 	_ backend.VectorSearcher = (*mapDriver)(nil)
 )
 
+// recKey is what a record is stored under: ids are unique per tenant.
+type recKey struct{ tenant, id string }
+
+func keyOf(r memory.Record) recKey { return recKey{r.Identity.Tenant, r.ID} }
+
 func newMapDriver(clock backend.Clock) *mapDriver {
-	return &mapDriver{clock: clock, recs: make(map[string]memory.Record)}
+	return &mapDriver{clock: clock, recs: make(map[recKey]memory.Record)}
 }
 
 func clone(r memory.Record) memory.Record {
@@ -57,8 +62,8 @@ func (d *mapDriver) Put(ctx context.Context, recs []memory.Record) error {
 		return err
 	}
 	for _, r := range recs {
-		if old, ok := d.recs[r.ID]; ok && old.Identity != r.Identity {
-			return memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", r.ID)
+		if old, ok := d.recs[keyOf(r)]; ok && old.Identity != r.Identity {
+			return backend.HeldByAnother(r.ID)
 		}
 	}
 	d.dims = dims
@@ -71,8 +76,8 @@ func (d *mapDriver) Put(ctx context.Context, recs []memory.Record) error {
 // store puts r at the stored version plus one. The caller holds d.mu.
 func (d *mapDriver) store(r memory.Record) int64 {
 	r = clone(r)
-	r.Version = d.recs[r.ID].Version + 1
-	d.recs[r.ID] = r
+	r.Version = d.recs[keyOf(r)].Version + 1
+	d.recs[keyOf(r)] = r
 	return r.Version
 }
 
@@ -92,9 +97,9 @@ func (d *mapDriver) Swap(ctx context.Context, rec memory.Record, expect int64) (
 	if err != nil {
 		return 0, err
 	}
-	old, ok := d.recs[rec.ID]
+	old, ok := d.recs[keyOf(rec)]
 	if ok && old.Identity != rec.Identity {
-		return 0, memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", rec.ID)
+		return 0, backend.HeldByAnother(rec.ID)
 	}
 	var current int64
 	if ok && !old.Expired(d.clock.Now()) {

@@ -1,6 +1,7 @@
 package backendtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -128,6 +129,7 @@ type faulty struct {
 	deleteCap   int  // Delete removes at most this many records
 	nonAtomic   bool // Put stores the valid records of a failing batch
 	noConflict  bool // Put replaces records of other identities
+	globalIDs   bool // Put refuses an id another tenant holds, as ids unique per store would
 	noClose     bool // Close does nothing
 	ignoreCtx   bool // context is never checked
 	alias       bool // List returns the stored metadata maps
@@ -227,8 +229,15 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 	d.dims = dims
 	if !d.noConflict {
 		for _, r := range recs {
-			if old, ok := d.recs[r.ID]; ok && old.Identity != r.Identity {
-				return memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", r.ID)
+			if old, ok := d.recs[keyOf(r)]; ok && old.Identity != r.Identity {
+				return backend.HeldByAnother(r.ID)
+			}
+			if d.globalIDs {
+				for k, old := range d.recs {
+					if k.id == r.ID && old.Identity != r.Identity {
+						return memory.Errorf(memory.ErrConflict, "id %q belongs to another identity", r.ID)
+					}
+				}
 			}
 		}
 	}
@@ -240,7 +249,7 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 			r.Created = r.Created.Truncate(d.truncate)
 		}
 		if d.noVersions {
-			delete(d.recs, r.ID)
+			delete(d.recs, keyOf(r))
 		}
 		d.store(r)
 	}
@@ -288,12 +297,15 @@ func (d *faulty) Delete(ctx context.Context, q backend.Query) (int64, error) {
 		return 0, err
 	}
 	var n int64
-	for _, id := range slices.Sorted(maps.Keys(d.recs)) {
+	keys := slices.SortedFunc(maps.Keys(d.recs), func(a, b recKey) int {
+		return cmp.Or(strings.Compare(a.tenant, b.tenant), strings.Compare(a.id, b.id))
+	})
+	for _, k := range keys {
 		if d.deleteCap > 0 && n == int64(d.deleteCap) {
 			break
 		}
-		if d.matches(q, d.recs[id], true) {
-			delete(d.recs, id)
+		if d.matches(q, d.recs[k], true) {
+			delete(d.recs, k)
 			n++
 		}
 	}
@@ -404,7 +416,8 @@ func TestChecksCatchFaults(t *testing.T) {
 		{name: "Delete ignores IDs", fault: faulty{deleteIDs: true}, checks: []string{"DeleteNarrowing"}},
 		{name: "Delete stops after a page", fault: faulty{deleteCap: memory.MaxBatch}, checks: []string{"ForgetLarge"}},
 		{name: "Put is not atomic", fault: faulty{nonAtomic: true}, checks: []string{"BadRecords"}},
-		{name: "Put ignores conflicts", fault: faulty{noConflict: true}, checks: []string{"Upsert"}},
+		{name: "Put ignores conflicts", fault: faulty{noConflict: true}, checks: []string{"Upsert", "TenantIDs"}},
+		{name: "keeps ids unique across tenants", fault: faulty{globalIDs: true}, checks: []string{"TenantIDs"}},
 		{name: "Close does nothing", fault: faulty{noClose: true}, checks: []string{"Close"}},
 		{name: "ignores the context", fault: faulty{ignoreCtx: true}, checks: []string{"CancelledContext"}},
 		{name: "aliases stored metadata", fault: faulty{alias: true}, checks: []string{"RoundTrip"}},

@@ -132,11 +132,11 @@ func checkSwap(r reporter, e *env) {
 
 	foreign := doc("foreign")
 	foreign.Identity.User = "someone-else"
-	refused("Swap of the id under another identity", foreign, 4, memory.ErrConflict, "v4", 4)
+	refused("Swap of the id under another identity of the tenant", foreign, 4, memory.ErrPermissionDenied, "v4", 4)
 	other := doc("other tenant")
 	other.Identity.Tenant = "swap-other"
-	if _, err := sw.Swap(ctx, other, 4); !wantErr(r, "Swap of the id under another tenant", err, memory.ErrConflict) {
-		r.Errorf("a foreign tenant's Swap must not touch the record")
+	if _, err := sw.Swap(ctx, other, 4); !wantErr(r, "Swap of the id under another tenant expecting this tenant's version", err, memory.ErrConflict) {
+		r.Errorf("another tenant's Swap expecting version 4 must find no live record of its own under the id")
 	}
 
 	bad := doc("bad")

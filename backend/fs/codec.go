@@ -13,7 +13,8 @@ import (
 const (
 	// opPut stores records: a count, then each record with its version.
 	opPut byte = 1
-	// opDelete removes records: a count, then each id.
+	// opDelete removes records: a count, then each record's tenant and id
+	// (in a format-1 log, each id alone).
 	opDelete byte = 2
 )
 
@@ -100,7 +101,7 @@ func (e *encoder) frame() []byte { return sealFrame(e.buf) }
 type decoded struct {
 	op      byte
 	puts    []decodedRecord
-	deletes []string
+	deletes []idKey // in a format-1 log, with an empty tenant
 }
 
 // decodedRecord is a stored record and its writer, before the index
@@ -118,9 +119,10 @@ type decoder struct {
 	bad bool
 }
 
-// decodePayload decodes the operation in payload. It never panics and
-// fails with errMalformed on bytes no encoder writes.
-func decodePayload(payload string) (decoded, error) {
+// decodePayload decodes the operation in payload, a frame of a log of the
+// given format. It never panics and fails with errMalformed on bytes no
+// encoder writes.
+func decodePayload(payload string, format int) (decoded, error) {
 	d := &decoder{s: payload}
 	var out decoded
 	out.op = d.byte()
@@ -132,9 +134,14 @@ func decodePayload(payload string) (decoded, error) {
 			out.puts = append(out.puts, d.record())
 		}
 	case opDelete:
-		out.deletes = make([]string, 0, n)
+		out.deletes = make([]idKey, 0, n)
 		for i := 0; i < n && !d.bad; i++ {
-			out.deletes = append(out.deletes, d.str())
+			var k idKey
+			if format != logFormatIDOnly {
+				k.tenant = d.str()
+			}
+			k.id = d.str()
+			out.deletes = append(out.deletes, k)
 		}
 	default:
 		d.bad = true

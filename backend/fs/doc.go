@@ -12,10 +12,14 @@
 // 28-byte header (magic "agmemlog", format version, generation, the
 // store's vector dimension, CRC-32C) followed by frames. A frame is one
 // committed write: an 8-byte little-endian payload length, a CRC-32C over
-// the length and the payload, and the payload — either a batch of records,
+// the length and the payload — either a batch of records,
 // each with its version (one Put or Swap), or a batch of tombstones (the
-// ids one Delete or Sweep removed). lock is an empty file that writers
-// lock with flock(2).
+// tenant and id of each record one Delete or Sweep removed: ids are unique
+// per tenant). lock is an empty file that writers lock with flock(2).
+// A log of format 1, written before ids were unique per tenant (its
+// tombstones name ids alone), is read as it was written and rewritten in
+// the current format by the first Open or write; drivers that read only
+// format 1 then refuse the directory with memory.ErrUnimplemented.
 //
 // # Durability
 //

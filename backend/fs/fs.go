@@ -126,7 +126,25 @@ func (d *Driver) openLocked() error {
 	} else if err != nil {
 		return classify(err, "reading "+logName)
 	}
-	return d.catchUp(true)
+	if err := d.catchUp(true); err != nil {
+		return err
+	}
+	return d.upgrade()
+}
+
+// upgrade rewrites a format-1 log in the current format, whose tombstones
+// name tenants, before anything is appended to it. The caller holds the
+// write lock and d.mu (or owns d, in Open).
+func (d *Driver) upgrade() error {
+	if d.idx.format == logFormat {
+		return nil
+	}
+	if err := d.compactLog(); err != nil {
+		return err
+	}
+	d.idx.format, d.idx.tenantOf = logFormat, nil
+	d.log.Info("fs: rewrote the log in format 2 (ids unique per tenant)", "dir", d.dir, "generation", d.gen)
+	return nil
 }
 
 // Close releases the driver's files. It is idempotent.
@@ -206,6 +224,9 @@ func (d *Driver) write(ctx context.Context, fn func(x *index) error) error {
 	if err := d.catchUp(true); err != nil {
 		return err
 	}
+	if err := d.upgrade(); err != nil {
+		return err
+	}
 	if err := fn(d.idx); err != nil {
 		return err
 	}
@@ -265,7 +286,7 @@ func (d *Driver) reload() error {
 		_ = d.file.Close()
 		d.log.Debug("fs: reloading a log compacted elsewhere", "dir", d.dir, "generation", h.generation)
 	}
-	d.file, d.info, d.gen, d.end, d.idx = f, info, h.generation, logHeaderBytes, newIndex(h.dims)
+	d.file, d.info, d.gen, d.end, d.idx = f, info, h.generation, logHeaderBytes, newIndex(h)
 	return nil
 }
 

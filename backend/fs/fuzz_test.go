@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -22,7 +23,9 @@ func validFrames() [][]byte {
 	r.ID, r.Vector, r.Metadata, r.Expires = "id-2", nil, nil, time.Time{}
 	put.record(r, 1)
 	del := newEncoder(opDelete, 2)
+	del.str("t")
 	del.str("id-1")
+	del.str("")
 	del.str("id-2")
 	return [][]byte{put.frame(), del.frame()}
 }
@@ -53,8 +56,10 @@ func FuzzDecode(f *testing.F) {
 			if frameSum(data[0:8], payload) != binary.LittleEndian.Uint32(data[8:12]) {
 				t.Fatalf("accepted a frame whose checksum fails")
 			}
-			if _, err := decodePayload(string(payload)); err != nil && !errors.Is(err, errMalformed) {
-				t.Fatalf("decoding an accepted payload: unexpected error %v", err)
+			for _, format := range []int{logFormatIDOnly, logFormat} {
+				if _, err := decodePayload(string(payload), format); err != nil && !errors.Is(err, errMalformed) {
+					t.Fatalf("decoding an accepted payload as format %d: unexpected error %v", format, err)
+				}
 			}
 		case errors.Is(err, errIncomplete), errors.Is(err, errBadFrame):
 		default:
@@ -71,7 +76,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("a sealed frame did not decode to its payload: %v", err)
 		}
-		if op, err := decodePayload(string(got)); err == nil {
+		if op, err := decodePayload(string(got), logFormat); err == nil {
 			for _, r := range op.puts {
 				if r.e == nil || r.e.size <= 0 {
 					t.Fatalf("decoded a record without its encoding size")
@@ -106,7 +111,7 @@ func TestPayloadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := decodePayload(string(payload))
+	op, err := decodePayload(string(payload), logFormat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +133,8 @@ func TestPayloadRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if op, err := decodePayload(string(payload)); err != nil || op.op != opDelete || len(op.deletes) != 2 || op.deletes[1] != "id-2" {
-		t.Fatalf("tombstones round trip: %+v, %v", op, err)
+	op, err = decodePayload(string(payload), logFormat)
+	if want := []idKey{{"t", "id-1"}, {"", "id-2"}}; err != nil || op.op != opDelete || !slices.Equal(op.deletes, want) {
+		t.Fatalf("tombstones round trip: %+v, %v; want deletes %v", op, err, want)
 	}
 }

@@ -120,18 +120,34 @@ type listKey struct {
 var indexedFields = []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
 
 // index is a replica of the log's state in memory: every live record by
-// id and in per-field posting lists, the store's vector dimension and the
-// bytes of live record encodings (to decide compaction).
+// tenant and id and in per-field posting lists, the store's vector
+// dimension and the bytes of live record encodings (to decide
+// compaction).
 type index struct {
-	byID    map[string]*entry
+	byID    map[idKey]*entry
 	lists   map[listKey]*postings
 	writers map[memory.Identity]*writer
 	dims    int
 	live    int64
+	// format is the format of the log the index reads. For a format-1
+	// log, whose tombstones name ids alone, tenantOf finds the tenant
+	// holding a live id (ids were unique per store then).
+	format   int
+	tenantOf map[string]string
 }
 
-func newIndex(dims int) *index {
-	return &index{byID: map[string]*entry{}, lists: map[listKey]*postings{}, writers: map[memory.Identity]*writer{}, dims: dims}
+// idKey is what record ids are unique under: a tenant and an id.
+type idKey struct{ tenant, id string }
+
+// slot returns what e is stored under.
+func (e *entry) slot() idKey { return idKey{e.w.id.Tenant, e.id} }
+
+func newIndex(h logHeader) *index {
+	x := &index{byID: map[idKey]*entry{}, lists: map[listKey]*postings{}, writers: map[memory.Identity]*writer{}, dims: h.dims, format: h.format}
+	if h.format == logFormatIDOnly {
+		x.tenantOf = map[string]string{}
+	}
+	return x
 }
 
 // writerOf returns the shared writer of id, creating it on first sight.
@@ -158,16 +174,21 @@ func (x *index) writerOf(id memory.Identity) *writer {
 	return w
 }
 
-// put adds e, written by who, replacing any entry with its id.
+// put adds e, written by who, replacing any entry its tenant holds under
+// its id.
 func (x *index) put(e *entry, who memory.Identity) {
-	if old := x.byID[e.id]; old != nil {
+	k := idKey{who.Tenant, e.id}
+	if old := x.byID[k]; old != nil {
 		x.remove(old)
 	}
 	e.w = x.writerOf(who)
 	if e.vector != nil && x.dims == 0 {
 		x.dims = len(e.vector)
 	}
-	x.byID[e.id] = e
+	x.byID[k] = e
+	if x.tenantOf != nil {
+		x.tenantOf[e.id] = who.Tenant
+	}
 	x.live += e.size
 	for _, p := range e.w.lists {
 		p.insert(e)
@@ -177,7 +198,10 @@ func (x *index) put(e *entry, who memory.Identity) {
 // remove drops e from the index.
 func (x *index) remove(e *entry) {
 	e.dead = true
-	delete(x.byID, e.id)
+	delete(x.byID, e.slot())
+	if x.tenantOf != nil {
+		delete(x.tenantOf, e.id)
+	}
 	x.live -= e.size
 	for _, p := range e.w.lists {
 		p.dead++
@@ -193,8 +217,11 @@ func (x *index) apply(op decoded) {
 	for _, r := range op.puts {
 		x.put(r.e, r.who)
 	}
-	for _, id := range op.deletes {
-		if e := x.byID[id]; e != nil {
+	for _, k := range op.deletes {
+		if x.tenantOf != nil {
+			k.tenant = x.tenantOf[k.id]
+		}
+		if e := x.byID[k]; e != nil {
 			x.remove(e)
 		}
 	}
@@ -212,7 +239,7 @@ func (x *index) candidates(q *backend.Query) (list []*entry, ordered bool) {
 		out := make([]*entry, 0, len(q.IDs))
 		seen := make(map[*entry]bool, len(q.IDs))
 		for _, id := range q.IDs {
-			if e := x.byID[id]; e != nil && !seen[e] {
+			if e := x.byID[idKey{q.Filter.Identity.Tenant, id}]; e != nil && !seen[e] {
 				seen[e] = true
 				out = append(out, e)
 			}

@@ -26,10 +26,16 @@ const (
 
 // The log file header: magic, format version, generation, the store's
 // vector dimension when the file was written, and a CRC-32C of the rest.
+//
+// Format 2 names each tombstone by tenant and id, as record ids are unique
+// per tenant; format 1 named the id alone, when ids were unique per store.
+// A format-1 log is read (its ids are unique, so a tombstone's id names one
+// record) and rewritten in format 2 by the first writer, before it writes.
 const (
-	logMagic       = "agmemlog"
-	logFormat      = 1
-	logHeaderBytes = 8 + 4 + 8 + 4 + 4
+	logMagic        = "agmemlog"
+	logFormat       = 2
+	logFormatIDOnly = 1
+	logHeaderBytes  = 8 + 4 + 8 + 4 + 4
 )
 
 // logHeader is what a log file's header says.
@@ -40,6 +46,9 @@ type logHeader struct {
 	// dims is the store's vector dimension when the file was written, so
 	// that it outlives the records that set it.
 	dims int
+	// format is the file's format version: logFormat, or logFormatIDOnly
+	// for a file an earlier driver wrote.
+	format int
 }
 
 func encodeHeader(h logHeader) []byte {
@@ -58,10 +67,11 @@ func decodeHeader(b []byte) (logHeader, error) {
 	if frameSum(b[:24], nil) != binary.LittleEndian.Uint32(b[24:28]) {
 		return logHeader{}, memory.Errorf(memory.ErrInvalidArgument, "%s has a damaged header", logName)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:12]); v != logFormat {
-		return logHeader{}, memory.Errorf(memory.ErrUnimplemented, "%s has format %d; this driver reads format %d", logName, v, logFormat)
+	v := binary.LittleEndian.Uint32(b[8:12])
+	if v != logFormat && v != logFormatIDOnly {
+		return logHeader{}, memory.Errorf(memory.ErrUnimplemented, "%s has format %d; this driver reads formats %d and %d", logName, v, logFormatIDOnly, logFormat)
 	}
-	h := logHeader{generation: binary.LittleEndian.Uint64(b[12:20]), dims: int(binary.LittleEndian.Uint32(b[20:24]))}
+	h := logHeader{generation: binary.LittleEndian.Uint64(b[12:20]), dims: int(binary.LittleEndian.Uint32(b[20:24])), format: int(v)}
 	if h.dims > memory.MaxVectorDims {
 		return logHeader{}, memory.Errorf(memory.ErrInvalidArgument, "%s declares %d vector dimensions", logName, h.dims)
 	}
@@ -122,7 +132,7 @@ func readFrames(f *os.File, off, size int64, x *index) (int64, tail, error) {
 			}
 			return off, tailCorrupt, nil
 		}
-		op, err := decodePayload(string(payload))
+		op, err := decodePayload(string(payload), x.format)
 		if err != nil {
 			return off, tailClean, memory.Wrap(memory.ErrInvalidArgument, err, logName+" frame at offset "+itoa(off))
 		}

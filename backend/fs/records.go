@@ -31,35 +31,38 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// Decide every record's version before writing anything. An id
 		// repeated in the batch counts each time and its last record wins.
 		versions := make([]int64, len(recs))
-		last := make(map[string]int, len(recs))
+		last := make(map[idKey]int, len(recs))
 		for i, r := range recs {
+			k := idKey{r.Identity.Tenant, r.ID}
 			owner, version := r.Identity, int64(1)
-			if j, dup := last[r.ID]; dup {
+			if j, dup := last[k]; dup {
 				owner, version = recs[j].Identity, versions[j]+1
-			} else if e := x.byID[r.ID]; e != nil {
+			} else if e := x.byID[k]; e != nil {
 				owner, version = e.w.id, e.version+1
 			}
 			if owner != r.Identity {
-				return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
+				return backend.HeldByAnother(r.ID)
 			}
 			versions[i] = version
-			last[r.ID] = i
+			last[k] = i
 		}
 		enc := newEncoder(opPut, len(last))
 		entries := make([]*entry, 0, len(last))
+		writers := make([]memory.Identity, 0, len(last))
 		for i, r := range recs {
-			if last[r.ID] != i {
+			if last[idKey{r.Identity.Tenant, r.ID}] != i {
 				continue
 			}
 			size := enc.record(r, versions[i])
 			entries = append(entries, newEntry(r, versions[i], size))
+			writers = append(writers, r.Identity)
 		}
 		if err := d.appendFrame(enc.frame()); err != nil {
 			return err
 		}
 		x.dims = dims
-		for _, e := range entries {
-			x.put(e, recs[last[e.id]].Identity)
+		for i, e := range entries {
+			x.put(e, writers[i])
 		}
 		return nil
 	})
@@ -85,9 +88,9 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 			return err
 		}
 		var stored, current int64
-		if old := x.byID[rec.ID]; old != nil {
+		if old := x.byID[idKey{rec.Identity.Tenant, rec.ID}]; old != nil {
 			if old.w.id != rec.Identity {
-				return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", rec.ID)
+				return backend.HeldByAnother(rec.ID)
 			}
 			stored = old.version
 			if !old.expired(now) {
@@ -184,6 +187,7 @@ func (d *Driver) remove(ctx context.Context, doomed func(x *index) []*entry) (in
 		}
 		enc := newEncoder(opDelete, len(gone))
 		for _, e := range gone {
+			enc.str(e.w.id.Tenant)
 			enc.str(e.id)
 		}
 		if err := d.appendFrame(enc.frame()); err != nil {

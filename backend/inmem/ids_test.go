@@ -4,36 +4,49 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/agentmem/memory"
 )
 
 // TestIDIndexCollisions forces every id into one of three slots and checks
 // that lookups, removal from the head, middle and tail of a chain, and
-// iteration all see exactly the indexed entries.
+// iteration all see exactly the indexed entries. Every id is held by two
+// tenants, whose entries share a chain and must never be mistaken for
+// each other.
 func TestIDIndexCollisions(t *testing.T) {
 	x := newIDIndex()
 	x.weak = func(id string) uint64 { return uint64(len(id) % 3) }
-	live := map[string]*entry{}
+	tenants := []*writer{{id: memory.Identity{Tenant: "acme", Agent: "a"}}, {id: memory.Identity{Tenant: "evil", Agent: "a"}}}
+	key := func(i, tenant int) idKey { return idKey{tenants[tenant].id.Tenant, fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])} }
+	live := map[idKey]*entry{}
 	for i := range 30 {
-		e := &entry{id: fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])}
-		x.add(e)
-		live[e.id] = e
+		for w := range tenants {
+			k := key(i, w)
+			e := &entry{id: k.id, writer: tenants[w]}
+			x.add(e)
+			live[k] = e
+		}
 	}
+	name := func(k idKey) string { return k.tenant + "/" + k.id }
 	check := func() {
 		t.Helper()
-		for id, e := range live {
-			if got := x.get(id); got != e {
-				t.Fatalf("get(%q) = %p, want %p", id, got, e)
+		for k, e := range live {
+			if got := x.get(k.tenant, k.id); got != e {
+				t.Fatalf("get(%q, %q) = %p, want %p", k.tenant, k.id, got, e)
 			}
 		}
-		if got := x.get("absent"); got != nil {
+		if got := x.get("acme", "absent"); got != nil {
 			t.Fatalf("get(absent) = %v, want nil", got)
 		}
+		if got := x.get("nobody", "id-0"); got != nil {
+			t.Fatalf("get of another tenant's id = %v, want nil", got)
+		}
 		var seen []string
-		x.each(func(e *entry) { seen = append(seen, e.id) })
+		x.each(func(e *entry) { seen = append(seen, name(idKey{e.writer.id.Tenant, e.id})) })
 		slices.Sort(seen)
 		want := make([]string, 0, len(live))
-		for id := range live {
-			want = append(want, id)
+		for k := range live {
+			want = append(want, name(k))
 		}
 		slices.Sort(want)
 		if !slices.Equal(seen, want) {
@@ -41,13 +54,14 @@ func TestIDIndexCollisions(t *testing.T) {
 		}
 	}
 	check()
-	// Remove in an order that hits chain heads, middles and tails.
-	for _, i := range []int{29, 0, 15, 14, 1, 2, 3, 28, 27, 16} {
-		id := fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])
-		x.remove(live[id])
-		delete(live, id)
-		if x.get(id) != nil {
-			t.Fatalf("%q still found after remove", id)
+	// Remove in an order that hits chain heads, middles and tails, one
+	// tenant's entry of an id at a time.
+	for n, i := range []int{29, 0, 15, 14, 1, 2, 3, 28, 27, 16} {
+		k := key(i, n%2)
+		x.remove(live[k])
+		delete(live, k)
+		if x.get(k.tenant, k.id) != nil {
+			t.Fatalf("%q still found after remove", name(k))
 		}
 		check()
 	}

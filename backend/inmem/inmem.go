@@ -37,7 +37,7 @@ type Driver struct {
 	index  map[indexKey]*postings
 	idents map[memory.Identity]*writer
 	last   *writer        // the writer of the last record put, a cache
-	first  map[string]int // scratch for Put: first index of each id in a batch
+	first  map[idKey]int // scratch for Put: first index of each tenant's id in a batch
 	dims   int            // the dimension of stored vectors; 0 until the first
 	vecs   vectorRefs     // the entries with vectors, by vecindex.Ref
 	work   workState      // the work queues; see claim.go
@@ -143,7 +143,7 @@ var indexedFields = []memory.Field{memory.FieldUser, memory.FieldAgent, memory.F
 
 // New returns an empty driver.
 func New(opt Options) *Driver {
-	return &Driver{clock: opt.Clock, byID: newIDIndex(), index: map[indexKey]*postings{}, idents: map[memory.Identity]*writer{}, first: map[string]int{}}
+	return &Driver{clock: opt.Clock, byID: newIDIndex(), index: map[indexKey]*postings{}, idents: map[memory.Identity]*writer{}, first: map[idKey]int{}}
 }
 
 // writerOf returns the shared writer of id, creating it and its posting
@@ -199,24 +199,25 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	}
 	for i, r := range recs {
 		owner := r.Identity
-		j, dup := d.first[r.ID]
+		k := idKey{r.Identity.Tenant, r.ID}
+		j, dup := d.first[k]
 		if dup {
 			owner = recs[j].Identity
-		} else if e := d.byID.get(r.ID); e != nil {
+		} else if e := d.byID.get(k.tenant, k.id); e != nil {
 			owner, olds[i] = e.writer.id, e
 		}
 		if owner != r.Identity {
-			return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
+			return backend.HeldByAnother(r.ID)
 		}
 		if len(recs) > 1 && !dup {
-			d.first[r.ID] = i
+			d.first[k] = i
 		}
 	}
 	d.dims = dims
 	for i, r := range recs {
 		old := olds[i]
-		if j := d.first[r.ID]; j != i && len(recs) > 1 {
-			old = d.byID.get(r.ID) // a duplicate replaces the batch's earlier record
+		if j := d.first[idKey{r.Identity.Tenant, r.ID}]; j != i && len(recs) > 1 {
+			old = d.byID.get(r.Identity.Tenant, r.ID) // a duplicate replaces the batch's earlier record
 		}
 		d.store(r, old)
 	}
@@ -269,11 +270,11 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	if err != nil {
 		return 0, err
 	}
-	old := d.byID.get(rec.ID)
+	old := d.byID.get(rec.Identity.Tenant, rec.ID)
 	var current int64
 	if old != nil {
 		if old.writer.id != rec.Identity {
-			return 0, memory.Errorf(memory.ErrConflict, "record %q exists with another identity", rec.ID)
+			return 0, backend.HeldByAnother(rec.ID)
 		}
 		if !old.expired(now) {
 			current = old.version
@@ -328,7 +329,7 @@ func (d *Driver) remove(e *entry) {
 // q.IDs for the caller's per-record match.
 func (d *Driver) candidates(q *backend.Query) []*entry {
 	if len(q.IDs) > 0 {
-		list := d.byIDs(q.IDs)
+		list := d.byIDs(q.Filter.Identity.Tenant, q.IDs)
 		q.IDs = nil
 		return list
 	}
@@ -352,12 +353,12 @@ func (d *Driver) candidates(q *backend.Query) []*entry {
 	return best.list
 }
 
-// byIDs returns the entries with the given ids, oldest first (posting
-// order). The caller holds d.mu.
-func (d *Driver) byIDs(ids []string) []*entry {
+// byIDs returns the entries tenant holds under the given ids, oldest
+// first (posting order). The caller holds d.mu.
+func (d *Driver) byIDs(tenant string, ids []string) []*entry {
 	var out []*entry
 	for _, id := range ids {
-		if e := d.byID.get(id); e != nil {
+		if e := d.byID.get(tenant, id); e != nil {
 			out = append(out, e)
 		}
 	}

@@ -159,6 +159,17 @@ func TestMigrateFromVersion2(t *testing.T) {
 	if err := d.DB().Get(&a, `SELECT document->>'a' FROM memory_records WHERE id = $1`, doc.ID); err != nil || a != "new" {
 		t.Errorf("document->>'a' of a document written after migration = %q, %v; want new", a, err)
 	}
+	// Schema 4: ids are unique per tenant, so another tenant stores a
+	// record under a migrated id beside it.
+	other := memory.Record{ID: "doc-1", Kind: memory.KindFact, Identity: memory.Identity{Tenant: "other", Session: "s"}, Content: "other's own", Created: time.Unix(3, 0)}
+	if err := drivers[2].Put(context.Background(), []memory.Record{other}); err != nil {
+		t.Fatalf("another tenant storing a migrated id: %v", err)
+	}
+	q := tenantQuery("t")
+	q.IDs = []string{"doc-1"}
+	if got, err := d.List(context.Background(), q); err != nil || len(got) != 1 || got[0].Content != payload {
+		t.Errorf("the migrated doc-1 after another tenant used its id: %+v, %v", got, err)
+	}
 }
 
 // TestMigrateFromVersion2RefusesInvalidDocuments opens a version 2

@@ -180,8 +180,8 @@ func TestBatchDuplicates(t *testing.T) {
 	r3.ID = "fresh"
 	r4 := r3
 	r4.Identity.Session = "another"
-	if err := d.Put(ctx, []memory.Record{r3, r4}); !errors.Is(err, memory.ErrConflict) {
-		t.Fatalf("Put of one id with two identities = %v, want ErrConflict", err)
+	if err := d.Put(ctx, []memory.Record{r3, r4}); !errors.Is(err, memory.ErrPermissionDenied) {
+		t.Fatalf("Put of one id with two identities = %v, want ErrPermissionDenied", err)
 	}
 	// A conflict with a stored record rolls back the whole batch, across
 	// statements.
@@ -193,8 +193,8 @@ func TestBatchDuplicates(t *testing.T) {
 	bad.Identity.Session = "thief"
 	batch = append(batch, bad)
 	err = d.Put(ctx, batch)
-	if !errors.Is(err, memory.ErrConflict) || !strings.Contains(err.Error(), `"dup"`) {
-		t.Fatalf("Put stealing an id = %v, want ErrConflict naming dup", err)
+	if !errors.Is(err, memory.ErrPermissionDenied) || !strings.Contains(err.Error(), `"dup"`) {
+		t.Fatalf("Put stealing an id = %v, want ErrPermissionDenied naming dup", err)
 	}
 	if got, _ := d.List(ctx, tenantQuery("t")); len(got) != 2 {
 		t.Fatalf("after a failed batch, %d records stored, want 2", len(got))

@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -21,10 +22,10 @@ import (
 const maxAttempts = 5
 
 // upsertSQL inserts a whole batch given as one array per column, or
-// replaces a stored record with the same id when both carry the same
-// identity. When the identities differ the WHERE clause leaves the stored
-// row alone and no row changes, so the statement changes fewer rows than
-// were sent, which Put reports as memory.ErrConflict. Arrays keep the
+// replaces a stored record with the same tenant and id when both carry the
+// same identity. When the identities differ the WHERE clause leaves the
+// stored row alone and no row changes, so the statement changes fewer rows
+// than were sent, which Put reports as backend.HeldByAnother. Arrays keep the
 // statement and its 17 parameters the same for every batch size.
 //
 // A record's version counts its writes, and Put stores each id of a batch
@@ -54,21 +55,21 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $1
 	$16::bigint, $17::text::real[])
 ` + onConflict
 
-// insertOneSQL inserts a single record unless its id is stored.
+// insertOneSQL inserts a single record unless its tenant holds its id.
 const insertOneSQL = `INSERT INTO memory_records
 	(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
 	 created, expires, tokens, label, rkey, metadata, content, version, embedding)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::bigint, $11::bigint, $12, $13, $14::jsonb, $15,
 	$16::bigint, $17::text::real[])
-ON CONFLICT (id) DO NOTHING`
+ON CONFLICT (tenant_id, id) DO NOTHING`
 
 // onConflict replaces a stored record only when its identity is the new one's.
-const onConflict = `ON CONFLICT (id) DO UPDATE SET
+const onConflict = `ON CONFLICT (tenant_id, id) DO UPDATE SET
 	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
 	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
 	metadata = excluded.metadata, content = excluded.content, embedding = excluded.embedding,
 	version = memory_records.version + excluded.version
-WHERE memory_records.tenant_id = excluded.tenant_id AND memory_records.user_id = excluded.user_id
+WHERE memory_records.user_id = excluded.user_id
 	AND memory_records.agent_id = excluded.agent_id AND memory_records.instance_id = excluded.instance_id
 	AND memory_records.squad_id = excluded.squad_id AND memory_records.session_id = excluded.session_id`
 
@@ -184,41 +185,49 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 	return r, nil
 }
 
-// dedupe returns recs with every id once, its last occurrence kept, sorted
-// by id, and how often each occurred. Occurrences of one id must carry one
-// identity: a batch that disagrees with itself is memory.ErrConflict, as it
-// would be across two batches.
+// recordKey is what record ids are unique under: a tenant and an id.
+type recordKey struct{ tenant, id string }
+
+func keyOf(r memory.Record) recordKey { return recordKey{r.Identity.Tenant, r.ID} }
+
+// dedupe returns recs with every tenant's id once, its last occurrence
+// kept, sorted by tenant and id, and how often each occurred. Occurrences
+// of one id must carry one identity: a batch that disagrees with itself is
+// refused as it would be across two batches (backend.HeldByAnother).
 func dedupe(recs []memory.Record) ([]memory.Record, []int64, error) {
-	last := make(map[string]int, len(recs))
-	count := make(map[string]int64, len(recs))
+	last := make(map[recordKey]int, len(recs))
+	count := make(map[recordKey]int64, len(recs))
 	for i, r := range recs {
-		if j, ok := last[r.ID]; ok && recs[j].Identity != r.Identity {
-			return nil, nil, memory.Errorf(memory.ErrConflict, "record %q appears twice in the batch with different identities", r.ID)
+		k := keyOf(r)
+		if j, ok := last[k]; ok && recs[j].Identity != r.Identity {
+			return nil, nil, backend.HeldByAnother(r.ID)
 		}
-		last[r.ID] = i
-		count[r.ID]++
+		last[k] = i
+		count[k]++
 	}
 	out := make([]memory.Record, 0, len(last))
 	for i, r := range recs {
-		if last[r.ID] == i {
+		if last[keyOf(r)] == i {
 			out = append(out, r)
 		}
 	}
 	// One order for every batch: two batches sharing ids lock them in the
 	// same order and never deadlock on each other.
-	slices.SortFunc(out, func(a, b memory.Record) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b memory.Record) int {
+		return cmp.Or(strings.Compare(a.Identity.Tenant, b.Identity.Tenant), strings.Compare(a.ID, b.ID))
+	})
 	writes := make([]int64, len(out))
 	for i, r := range out {
-		writes[i] = count[r.ID]
+		writes[i] = count[keyOf(r)]
 	}
 	return out, writes, nil
 }
 
 // Put stores recs in one transaction, all or nothing; see backend.Driver.
-// A record whose id is stored with another identity fails the whole batch
-// with memory.ErrConflict. When one id appears more than once the last
-// occurrence is stored; occurrences with different identities are
-// memory.ErrConflict.
+// A record whose id its tenant holds with another identity fails the
+// whole batch with memory.ErrPermissionDenied. When one tenant's id
+// appears more than once the last occurrence is stored; occurrences with
+// different identities are refused alike.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -283,40 +292,36 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 	return fail(ctx, tx.Commit(), "postgres: commit")
 }
 
-// conflict reports the record of chunk whose id is stored, within the
-// failing transaction, with another identity.
+// conflict reports the record of chunk whose id its tenant holds, within
+// the failing transaction, with another identity.
 func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
+	tenants, ids := make(pq.StringArray, len(chunk)), make(pq.StringArray, len(chunk))
+	for i, r := range chunk {
+		tenants[i], ids[i] = r.Identity.Tenant, r.ID
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
-		FROM memory_records WHERE id = ANY($1)`, pq.StringArray(ids(chunk)))
+		FROM memory_records WHERE (tenant_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, tenants, ids)
 	if err == nil {
 		defer rows.Close()
-		stored := make(map[string]memory.Identity, len(chunk))
+		stored := make(map[recordKey]memory.Identity, len(chunk))
 		for rows.Next() {
 			var id string
 			var w memory.Identity
 			if rows.Scan(&id, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session) != nil {
 				break
 			}
-			stored[id] = w
+			stored[recordKey{w.Tenant, id}] = w
 		}
 		for _, r := range chunk {
-			if w, ok := stored[r.ID]; ok && w != r.Identity {
-				return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
+			if w, ok := stored[keyOf(r)]; ok && w != r.Identity {
+				return backend.HeldByAnother(r.ID)
 			}
 		}
 	}
 	if cerr := ctx.Err(); cerr != nil {
 		return cerr
 	}
-	return memory.Errorf(memory.ErrConflict, "a record of the batch exists with another identity")
-}
-
-func ids(recs []memory.Record) []string {
-	out := make([]string, len(recs))
-	for i, r := range recs {
-		out[i] = r.ID
-	}
-	return out
+	return memory.Errorf(memory.ErrPermissionDenied, "a record of the batch is held by another identity of its tenant")
 }
 
 // List returns the unexpired records matching q, newest first (Created

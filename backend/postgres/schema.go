@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the schema version this driver writes and reads. A
 // database with an older version is migrated when opened; a newer one is
 // refused.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // AdvisoryLockKey is the key of the transaction-level advisory lock
 // (pg_advisory_xact_lock) held while the schema is created or migrated,
@@ -114,6 +114,12 @@ var migrations = []string{
 		'The record''s content exactly as written; for a document, the JSON text the driver returns.';
 	COMMENT ON COLUMN memory_records.document IS
 		'A document''s JSON (kind = ''document'') as jsonb, generated from content, for queries and indexes; NULL for every other kind. Reads return content, never this column''s normalised text.';`,
+
+	// 4: record ids are unique per tenant, not per store: the primary key
+	// becomes (tenant_id, id). Ids stored so far are unique, so the new
+	// key holds them all.
+	`ALTER TABLE memory_records DROP CONSTRAINT memory_records_pkey;
+	ALTER TABLE memory_records ADD CONSTRAINT memory_records_pkey PRIMARY KEY (tenant_id, id);`,
 }
 
 // Settings kept in memory_settings.

@@ -632,7 +632,7 @@ func searchInGo(ctx context.Context, tx *sqlx.Tx, q backend.Query, vec []float32
 		ids[i] = c.id
 		rank[c.id] = i
 	}
-	rows, err := tx.QueryContext(ctx, "SELECT "+selectColumns+" FROM memory_records WHERE id = ANY($1::text[])", ids)
+	rows, err := tx.QueryContext(ctx, "SELECT "+selectColumns+" FROM memory_records WHERE tenant_id = $1 AND id = ANY($2::text[])", q.Filter.Identity.Tenant, ids)
 	if err != nil {
 		return nil, fail(ctx, err, "postgres: read the search results")
 	}

@@ -46,7 +46,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		expires sql.NullInt64
 	)
 	err = tx.QueryRowxContext(ctx, `SELECT tenant_id, user_id, agent_id, instance_id, squad_id, session_id, version, expires
-		FROM memory_records WHERE id = $1 FOR UPDATE`, rec.ID).
+		FROM memory_records WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, rec.Identity.Tenant, rec.ID).
 		Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &version, &expires)
 	found := err == nil
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -55,7 +55,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	var current int64
 	if found {
 		if w != rec.Identity {
-			return 0, memory.Errorf(memory.ErrConflict, "record %q exists with another identity", rec.ID)
+			return 0, backend.HeldByAnother(rec.ID)
 		}
 		if !expires.Valid || expires.Int64 > now {
 			current = version

@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -55,5 +56,67 @@ func TestMigrateFromVersion1(t *testing.T) {
 	got = mustList(t, d, at(t, id, memory.LevelSession))
 	if len(got) != 1 || got[0].Version != 2 || len(got[0].Vector) != 3 {
 		t.Fatalf("after Swap the session holds %+v", got)
+	}
+}
+
+// TestMigrateFromVersion2 builds a file as the version 2 driver left it —
+// ids unique per store, a record with a vector, a pending work item — and
+// opens it with this driver: the record keeps its fields, version and
+// vector, the search finds it, the work item is still claimable, and
+// another tenant may now store a record under the same id.
+func TestMigrateFromVersion2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "v2.db")
+	db, err := sqlx.Open(DriverName, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{"PRAGMA journal_mode = WAL", createSchemaTable, migrations[0], migrations[1], "INSERT INTO memory_schema (id, version) VALUES (1, 2)"} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	vec := encodeVector([]float32{1, 0, 0})
+	for _, stmt := range []struct {
+		q    string
+		args []any
+	}{
+		{`INSERT INTO memory_records
+			(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id, created, expires, tokens, label, rkey, metadata, content, version, vector)
+			VALUES ('shared', 'fact', 'acme', 'alice', '', '', '', 's', ?, NULL, 3, '', '', '', 'kept from v2', 4, ?)`, []any{t0.UnixNano(), vec}},
+		{`INSERT INTO memory_settings (name, value) VALUES ('vector_dims', '3'), ('vector_epoch', '1')`, nil},
+		{`INSERT INTO memory_work (queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id, created, payload)
+			VALUES ('fold', 'w1', 'acme', 'alice', '', '', '', 's', ?, '{}')`, []any{t0.UnixNano()}},
+	} {
+		if _, err := db.Exec(stmt.q, stmt.args...); err != nil {
+			t.Fatalf("%s: %v", stmt.q, err)
+		}
+	}
+	_ = db.Close()
+
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatalf("Open of a version 2 file: %v", err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	acme := memory.Identity{Tenant: "acme", User: "alice", Session: "s"}
+	got := mustList(t, d, at(t, acme, memory.LevelSession))
+	if len(got) != 1 || got[0].ID != "shared" || got[0].Content != "kept from v2" || got[0].Version != 4 || got[0].Tokens != 3 || len(got[0].Vector) != 3 {
+		t.Fatalf("after migration the session holds %+v, want the v2 record at version 4 with its vector", got)
+	}
+	matches, err := d.Search(ctx, at(t, acme, memory.LevelSession), []float32{1, 0, 0}, 5)
+	if err != nil || len(matches) != 1 || matches[0].Record.ID != "shared" {
+		t.Fatalf("search after migration = %+v, %v; want the migrated record", matches, err)
+	}
+	leases, err := d.Claim(ctx, "fold", 5, time.Minute)
+	if err != nil || len(leases) != 1 || leases[0].ID != "w1" {
+		t.Fatalf("claim after migration = %+v, %v; want the pending item", leases, err)
+	}
+	evil := memory.Identity{Tenant: "evil", User: "alice", Session: "s"}
+	if err := d.Put(ctx, []memory.Record{{ID: "shared", Kind: memory.KindFact, Identity: evil, Content: "evil's own", Created: t0, Vector: []float32{0, 1, 0}}}); err != nil {
+		t.Fatalf("another tenant storing the migrated id: %v", err)
+	}
+	if got := mustList(t, d, at(t, acme, memory.LevelSession)); len(got) != 1 || got[0].Content != "kept from v2" {
+		t.Fatalf("acme's record after another tenant used its id: %+v", got)
 	}
 }

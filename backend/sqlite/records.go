@@ -17,10 +17,10 @@ import (
 )
 
 // insertSQL returns the statement that inserts n records. With upsert it
-// also replaces a stored record with the same id when both carry the same
-// identity. When the identities differ the WHERE clause leaves the stored
-// row alone and no row changes, so the statement changes fewer than n
-// rows, which Put reports as memory.ErrConflict. (A record repeated within
+// also replaces a stored record with the same tenant and id when both
+// carry the same identity. When the identities differ the WHERE clause
+// leaves the stored row alone and no row changes, so the statement changes
+// fewer than n rows, which Put reports as backend.HeldByAnother. (A record repeated within
 // one statement updates the row its first occurrence inserted, under the
 // same rule.)
 //
@@ -41,12 +41,12 @@ VALUES `)
 	}
 	if upsert {
 		b.WriteString(`
-ON CONFLICT (id) DO UPDATE SET
+ON CONFLICT (tenant_id, id) DO UPDATE SET
 	kind = excluded.kind, created = excluded.created, expires = excluded.expires,
 	tokens = excluded.tokens, label = excluded.label, rkey = excluded.rkey,
 	metadata = excluded.metadata, content = excluded.content, vector = excluded.vector,
 	version = memory_records.version + 1
-WHERE tenant_id = excluded.tenant_id AND user_id = excluded.user_id
+WHERE user_id = excluded.user_id
 	AND agent_id = excluded.agent_id AND instance_id = excluded.instance_id
 	AND squad_id = excluded.squad_id AND session_id = excluded.session_id`)
 	}
@@ -82,6 +82,11 @@ type owner struct {
 	Instance string `db:"instance_id"`
 	Squad    string `db:"squad_id"`
 	Session  string `db:"session_id"`
+}
+
+// identity returns the stored record's identity.
+func (o owner) identity() memory.Identity {
+	return memory.Identity{Tenant: o.Tenant, User: o.User, Agent: o.Agent, Instance: o.Instance, Squad: o.Squad, Session: o.Session}
 }
 
 // putArgs returns the upsert arguments of r, which CheckPut has validated.
@@ -146,8 +151,8 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 }
 
 // Put stores recs in one immediate transaction, all or nothing; see
-// backend.Driver. A record whose id is stored with another identity fails
-// the whole batch with memory.ErrConflict. Times must lie between the years
+// backend.Driver. A record whose id its tenant holds with another identity
+// fails the whole batch with memory.ErrPermissionDenied. Times must lie between the years
 // 1678 and 2262 (unix nanoseconds in an int64), or Put fails with
 // memory.ErrInvalidArgument.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
@@ -233,7 +238,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 }
 
 // duplicateID reports whether err is the primary-key violation of a plain
-// insert meeting a stored id.
+// insert meeting an id its tenant holds.
 func duplicateID(err error) bool {
 	var se sqlite3.Error
 	return errors.As(err, &se) && se.ExtendedCode == sqlite3.ErrConstraintPrimaryKey
@@ -242,35 +247,18 @@ func duplicateID(err error) bool {
 // columns is the number of values putArgs returns.
 const columns = 16
 
-// conflict reports the record of chunk whose id is stored, within the
-// failing transaction, with another identity.
+// conflict reports the record of chunk whose id its tenant holds, within
+// the failing transaction, with another identity.
 func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error {
-	q, args, err := sqlx.In(`SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
-		FROM memory_records WHERE id IN (?)`, ids(chunk))
-	if err == nil {
-		var rows []owner
-		if err = conn.SelectContext(ctx, &rows, q, args...); err == nil {
-			stored := make(map[string]memory.Identity, len(rows))
-			for _, rw := range rows {
-				stored[rw.ID] = memory.Identity{Tenant: rw.Tenant, User: rw.User, Agent: rw.Agent,
-					Instance: rw.Instance, Squad: rw.Squad, Session: rw.Session}
-			}
-			for _, r := range chunk {
-				if id, ok := stored[r.ID]; ok && id != r.Identity {
-					return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", r.ID)
-				}
-			}
+	for _, r := range chunk {
+		var o owner
+		err := conn.GetContext(ctx, &o, `SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
+			FROM memory_records WHERE tenant_id = ? AND id = ?`, r.Identity.Tenant, r.ID)
+		if err == nil && o.identity() != r.Identity {
+			return backend.HeldByAnother(r.ID)
 		}
 	}
-	return memory.Errorf(memory.ErrConflict, "a record of the batch exists with another identity")
-}
-
-func ids(recs []memory.Record) []string {
-	out := make([]string, len(recs))
-	for i, r := range recs {
-		out[i] = r.ID
-	}
-	return out
+	return memory.Errorf(memory.ErrPermissionDenied, "a record of the batch is held by another identity of its tenant")
 }
 
 // List returns the unexpired records matching q, newest first (Created
@@ -378,21 +366,21 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			n, err = res.RowsAffected()
 			return fail(ctx, err, what)
 		}
-		rows, err := conn.QueryContext(ctx, query+" RETURNING id, vector IS NOT NULL", args...)
+		rows, err := conn.QueryContext(ctx, query+" RETURNING tenant_id, id, vector IS NOT NULL", args...)
 		if err != nil {
 			return fail(ctx, err, what)
 		}
 		var changes []vectorChange
 		for rows.Next() {
-			var id string
+			var k recordKey
 			var vector bool
-			if err := rows.Scan(&id, &vector); err != nil {
+			if err := rows.Scan(&k.tenant, &k.id, &vector); err != nil {
 				rows.Close()
 				return fail(ctx, err, what)
 			}
 			n++
 			if vector {
-				changes = append(changes, vectorChange{id: id, removed: true})
+				changes = append(changes, vectorChange{key: k, removed: true})
 			}
 		}
 		if err := rows.Close(); err != nil {
@@ -442,8 +430,8 @@ var indexOrder = [...]memory.Field{
 // compare plainly, and every other column is written with SQLite's unary +,
 // which keeps its comparison but stops the planner from using an index on
 // it. The chosen field is the first of indexOrder the filter matches on
-// with a non-empty value; when q names ids, no identity column is indexed
-// and the primary key is used.
+// with a non-empty value; when q names ids, no identity column but tenant
+// is indexed and the primary key (tenant_id, id) is used.
 func where(b *strings.Builder, q backend.Query) []any {
 	f := q.Filter
 	var primary memory.Field
@@ -468,7 +456,7 @@ func where(b *strings.Builder, q backend.Query) []any {
 			continue
 		}
 		and()
-		if len(q.IDs) > 0 || (c.f != memory.FieldTenant && c.f != primary) {
+		if c.f != memory.FieldTenant && (len(q.IDs) > 0 || c.f != primary) {
 			b.WriteByte('+')
 		}
 		b.WriteString(c.col)

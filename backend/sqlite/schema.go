@@ -12,7 +12,7 @@ import (
 
 // SchemaVersion is the schema version this driver writes and reads. A file
 // with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to version i+1.
 //
@@ -81,6 +81,44 @@ var migrations = []string{
 		PRIMARY KEY (queue, id)
 	) STRICT;
 	CREATE INDEX memory_work_order ON memory_work (queue, created, id);`,
+
+	// 3: record ids are unique per tenant, not per store: the primary key
+	// becomes (tenant_id, id). SQLite cannot change a table's key, so the
+	// table is rebuilt in one statement batch inside the migration's
+	// transaction, and its indexes made again.
+	`CREATE TABLE memory_records_v3 (
+		id          TEXT    NOT NULL,
+		kind        TEXT    NOT NULL,
+		tenant_id   TEXT    NOT NULL,
+		user_id     TEXT    NOT NULL,
+		agent_id    TEXT    NOT NULL,
+		instance_id TEXT    NOT NULL,
+		squad_id    TEXT    NOT NULL,
+		session_id  TEXT    NOT NULL,
+		created     INTEGER NOT NULL, -- unix nanoseconds
+		expires     INTEGER,          -- unix nanoseconds; NULL means never
+		tokens      INTEGER NOT NULL,
+		label       TEXT    NOT NULL,
+		rkey        TEXT    NOT NULL,
+		metadata    TEXT    NOT NULL, -- JSON object; '' when there is none
+		content     TEXT    NOT NULL,
+		version     INTEGER NOT NULL DEFAULT 1,
+		vector      BLOB,             -- little-endian float32 values; NULL when none
+		PRIMARY KEY (tenant_id, id)
+	) STRICT;
+	INSERT INTO memory_records_v3
+		(id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+		 created, expires, tokens, label, rkey, metadata, content, version, vector)
+	SELECT id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+		created, expires, tokens, label, rkey, metadata, content, version, vector
+	FROM memory_records;
+	DROP TABLE memory_records;
+	ALTER TABLE memory_records_v3 RENAME TO memory_records;
+	CREATE INDEX memory_records_session ON memory_records (tenant_id, session_id, created) WHERE session_id != '';
+	CREATE INDEX memory_records_user    ON memory_records (tenant_id, user_id, created) WHERE user_id != '';
+	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created, instance_id) WHERE squad_id != '';
+	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created) WHERE agent_id != '';
+	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
 }
 
 // Settings kept in memory_settings.

@@ -64,7 +64,7 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	return d.fetchMatches(ctx, hits, scored)
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, hits, scored)
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -156,14 +156,14 @@ func (c *vectorCache) search(q backend.Query, vec []float32, k int, now int64) (
 	return hits, ids, nil
 }
 
-// fetchMatches reads the records ids name and pairs them with their hits'
-// scores, in hit order.
-func (d *Driver) fetchMatches(ctx context.Context, hits []vecindex.Hit, ids []string) ([]backend.Match, error) {
+// fetchMatches reads the records tenant holds under ids and pairs them
+// with their hits' scores, in hit order.
+func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecindex.Hit, ids []string) ([]backend.Match, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
-	b.WriteString(" FROM memory_records WHERE ")
-	args := inList(&b, make([]any, 0, len(ids)), "id", ids)
+	b.WriteString(" FROM memory_records WHERE tenant_id = ? AND ")
+	args := inList(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
 	rows, err := d.r.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return nil, fail(ctx, err, "sqlite: read the nearest records")

@@ -380,12 +380,12 @@ func TestConflict(t *testing.T) {
 		t.Fatalf("after same-identity upsert: %+v, want %+v", got, upd)
 	}
 
-	// Same id, any identity field different: conflict, batch not stored.
-	for _, f := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+	// Same id, any identity field but tenant different: refused, batch
+	// not stored. (Another tenant's use of the id is its own record: ids
+	// are unique per tenant, which the conformance suite checks.)
+	for _, f := range []memory.Field{memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
 		other := alice
 		switch f {
-		case memory.FieldTenant:
-			other.Tenant = "evil"
 		case memory.FieldUser:
 			other.User = ""
 		case memory.FieldAgent:
@@ -402,15 +402,15 @@ func TestConflict(t *testing.T) {
 		hijack.Identity = other
 		hijack.Content = `{"v":"stolen"}`
 		err := d.Put(context.Background(), []memory.Record{fresh, hijack})
-		if !errors.Is(err, memory.ErrConflict) {
-			t.Fatalf("foreign-identity upsert (%s differs) = %v, want ErrConflict", f, err)
+		if !errors.Is(err, memory.ErrPermissionDenied) {
+			t.Fatalf("foreign-identity upsert (%s differs) = %v, want ErrPermissionDenied", f, err)
 		}
 		if !strings.Contains(err.Error(), hijack.ID) {
-			t.Errorf("conflict error %q does not name record %s", err, hijack.ID)
+			t.Errorf("refusal %q does not name record %s", err, hijack.ID)
 		}
 		var me *memory.Error
-		if !errors.As(err, &me) || me.Kind != memory.ErrConflict {
-			t.Errorf("error %v is not a *memory.Error of kind ErrConflict", err)
+		if !errors.As(err, &me) || me.Kind != memory.ErrPermissionDenied {
+			t.Errorf("error %v is not a *memory.Error of kind ErrPermissionDenied", err)
 		}
 		if n := count(t, d); n != 1 {
 			t.Fatalf("after conflicting batch (%s differs): %d records stored, want 1", f, n)
@@ -430,8 +430,8 @@ func TestConflict(t *testing.T) {
 		batch = append(batch, memory.NewTurn(bob, memory.RoleUser, fmt.Sprint(i), t0))
 	}
 	batch[35].ID = upd.ID
-	if err := d.Put(context.Background(), batch); !errors.Is(err, memory.ErrConflict) || !strings.Contains(err.Error(), upd.ID) {
-		t.Fatalf("one-identity batch reusing a foreign id = %v, want ErrConflict naming %s", err, upd.ID)
+	if err := d.Put(context.Background(), batch); !errors.Is(err, memory.ErrPermissionDenied) || !strings.Contains(err.Error(), upd.ID) {
+		t.Fatalf("one-identity batch reusing a foreign id = %v, want ErrPermissionDenied naming %s", err, upd.ID)
 	}
 	if n := count(t, d); n != 1 {
 		t.Fatalf("after conflicting one-identity batch: %d records stored, want 1", n)
@@ -466,8 +466,8 @@ func TestLargeBatchAllOrNothing(t *testing.T) {
 	hijack := owner
 	hijack.Identity.Session = "run-2"
 	err := d.Put(context.Background(), append(batch, hijack))
-	if !errors.Is(err, memory.ErrConflict) || !strings.Contains(err.Error(), owner.ID) {
-		t.Fatalf("batch with a conflicting last record = %v, want ErrConflict naming %s", err, owner.ID)
+	if !errors.Is(err, memory.ErrPermissionDenied) || !strings.Contains(err.Error(), owner.ID) {
+		t.Fatalf("batch with a conflicting last record = %v, want ErrPermissionDenied naming %s", err, owner.ID)
 	}
 	if n := count(t, d); n != 1 {
 		t.Fatalf("after the failed batch: %d records, want 1", n)

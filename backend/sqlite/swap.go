@@ -47,16 +47,15 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 			Expires sql.NullInt64 `db:"expires"`
 		}
 		err := conn.GetContext(bg, &stored, `SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id, version, expires
-			FROM memory_records WHERE id = ?`, rec.ID)
+			FROM memory_records WHERE tenant_id = ? AND id = ?`, rec.Identity.Tenant, rec.ID)
 		found := err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return fail(ctx, err, "sqlite: read the stored version")
 		}
 		var current int64
 		if found {
-			o := stored.owner
-			if (memory.Identity{Tenant: o.Tenant, User: o.User, Agent: o.Agent, Instance: o.Instance, Squad: o.Squad, Session: o.Session}) != rec.Identity {
-				return memory.Errorf(memory.ErrConflict, "record %q exists with another identity", rec.ID)
+			if stored.owner.identity() != rec.Identity {
+				return backend.HeldByAnother(rec.ID)
 			}
 			if !stored.Expires.Valid || stored.Expires.Int64 > now {
 				current = stored.Version

@@ -37,7 +37,7 @@ type vectorCache struct {
 	loaded bool
 	epoch  int64
 	groups map[memory.Identity]*vectorGroup
-	byID   map[string]vecindex.Ref
+	byID   map[recordKey]vecindex.Ref
 	rows   []vectorRow // by Ref; freed rows are reused
 	free   []vecindex.Ref
 	loads  int // how many times the cache was loaded, for tests
@@ -60,9 +60,12 @@ type vectorRow struct {
 	expires int64 // 0: never
 }
 
+// recordKey is what record ids are unique under: a tenant and an id.
+type recordKey struct{ tenant, id string }
+
 // vectorChange is one record a committed write stored or removed.
 type vectorChange struct {
-	id       string
+	key      recordKey
 	removed  bool
 	identity memory.Identity // of a stored record
 	row      vectorRow       // of a stored record; its group is set by add
@@ -93,13 +96,13 @@ func (c *vectorCache) add(row vectorRow, identity memory.Identity, vec []float32
 		c.rows = append(c.rows, row)
 	}
 	g.set.Add(ref, vec)
-	c.byID[row.id] = ref
+	c.byID[recordKey{identity.Tenant, row.id}] = ref
 }
 
-// remove drops the record id from the cache, if it is there. The caller
+// remove drops the record k from the cache, if it is there. The caller
 // holds mu.
-func (c *vectorCache) remove(id string) {
-	ref, ok := c.byID[id]
+func (c *vectorCache) remove(k recordKey) {
+	ref, ok := c.byID[k]
 	if !ok {
 		return
 	}
@@ -108,7 +111,7 @@ func (c *vectorCache) remove(id string) {
 	if row.group.set.Len() == 0 {
 		delete(c.groups, row.group.id)
 	}
-	delete(c.byID, id)
+	delete(c.byID, k)
 	c.rows[ref] = vectorRow{}
 	c.free = append(c.free, ref)
 }
@@ -125,7 +128,7 @@ func (c *vectorCache) apply(epoch int64, changes []vectorChange) {
 		return
 	}
 	for _, ch := range changes {
-		c.remove(ch.id)
+		c.remove(ch.key)
 		if !ch.removed && ch.vector != nil {
 			c.add(ch.row, ch.identity, ch.vector)
 		}
@@ -182,7 +185,7 @@ func (c *vectorCache) load(ctx context.Context, db *sqlx.DB) error {
 	defer rows.Close()
 	c.reset()
 	c.groups = map[memory.Identity]*vectorGroup{}
-	c.byID = map[string]vecindex.Ref{}
+	c.byID = map[recordKey]vecindex.Ref{}
 	for rows.Next() {
 		var (
 			row     vectorRow
@@ -226,7 +229,7 @@ func changesOf(recs []memory.Record) []vectorChange {
 			expires = r.Expires.UnixNano()
 		}
 		out[i] = vectorChange{
-			id:       r.ID,
+			key:      recordKey{r.Identity.Tenant, r.ID},
 			identity: r.Identity,
 			row:      vectorRow{id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expires},
 			vector:   slices.Clone(r.Vector),

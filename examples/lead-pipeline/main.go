@@ -12,7 +12,9 @@
 //
 // Then the AI Opportunity Analyst loads its live-chat vendor fingerprints
 // (memory_key live_chat_vendors, AGENT scope): platform defaults seeded
-// under the system tenant, merged on read with the tenant acme's override,
+// under the system tenant by an administrative store (its posture allows
+// platform writes; the tenants' store cannot write them), merged on read
+// with the tenant acme's override,
 // which adds one vendor and changes another, and detects the vendors on a
 // prospect's page. AGENT rows never appear in squad listings.
 //
@@ -97,6 +99,12 @@ func run(ctx context.Context, out io.Writer, path, runID string) error {
 	if err != nil {
 		return err
 	}
+	// The platform's own program seeds the defaults every tenant reads;
+	// it shares the driver, with a posture that allows platform writes.
+	admin, err := tiers.NewWorking(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	if err != nil {
+		return err
+	}
 	mem.RegisterMerge("live_chat_vendors", tiers.MergeListByID("id"))
 
 	keywords := memory.Identity{Tenant: tenant, Agent: keywordAgent, Instance: "ta-keywords", Squad: squad, Session: runID}
@@ -144,8 +152,7 @@ func run(ctx context.Context, out io.Writer, path, runID string) error {
 
 	// The AI Opportunity Analyst: platform defaults and acme's override.
 	fmt.Fprintln(out, "\nOpportunity analyst: live-chat vendor fingerprints")
-	platform := memory.Identity{Tenant: mem.SystemTenant(), Agent: analystAgent}
-	if err := seed(ctx, mem, platform, platformVendors); err != nil {
+	if err := seed(ctx, admin, analystAgent, platformVendors); err != nil {
 		return err
 	}
 	analyst := memory.Identity{Tenant: tenant, Agent: analystAgent, Instance: "ta-analyst", Squad: squad, Session: runID}
@@ -197,17 +204,18 @@ func put(ctx context.Context, mem *tiers.Working, id memory.Identity, level memo
 	return err
 }
 
-// seed writes the platform's vendor list unless it is there already: a
-// swap expecting no row, so concurrent first runs seed it once.
-func seed(ctx context.Context, mem *tiers.Working, platform memory.Identity, vendors []vendor) error {
+// seed writes the platform's vendor list for agent as its defaults unless
+// an earlier run did.
+func seed(ctx context.Context, admin *tiers.Working, agent string, vendors []vendor) error {
+	_, err := admin.GetDefault(ctx, agent, "live_chat_vendors")
+	if !errors.Is(err, memory.ErrNotFound) {
+		return err // seeded already, or the read failed
+	}
 	b, err := json.Marshal(vendors)
 	if err != nil {
 		return err
 	}
-	_, err = mem.Swap(ctx, platform, tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", Type: "domain", JSON: b}, 0)
-	if errors.Is(err, memory.ErrConflict) {
-		return nil // seeded by an earlier run
-	}
+	_, err = admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", Type: "domain", JSON: b})
 	return err
 }
 
