@@ -17,7 +17,9 @@ func TestIDIndexCollisions(t *testing.T) {
 	x := newIDIndex()
 	x.weak = func(id string) uint64 { return uint64(len(id) % 3) }
 	tenants := []*writer{{id: memory.Identity{Tenant: "acme", Agent: "a"}}, {id: memory.Identity{Tenant: "evil", Agent: "a"}}}
-	key := func(i, tenant int) idKey { return idKey{tenants[tenant].id.Tenant, fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])} }
+	key := func(i, tenant int) idKey {
+		return idKey{tenants[tenant].id.Tenant, fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])}
+	}
 	live := map[idKey]*entry{}
 	for i := range 30 {
 		for w := range tenants {

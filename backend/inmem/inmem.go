@@ -36,11 +36,11 @@ type Driver struct {
 	byID   idIndex
 	index  map[indexKey]*postings
 	idents map[memory.Identity]*writer
-	last   *writer        // the writer of the last record put, a cache
+	last   *writer       // the writer of the last record put, a cache
 	first  map[idKey]int // scratch for Put: first index of each tenant's id in a batch
-	dims   int            // the dimension of stored vectors; 0 until the first
-	vecs   vectorRefs     // the entries with vectors, by vecindex.Ref
-	work   workState      // the work queues; see claim.go
+	dims   int           // the dimension of stored vectors; 0 until the first
+	vecs   vectorRefs    // the entries with vectors, by vecindex.Ref
+	work   workState     // the work queues; see claim.go
 }
 
 var (
