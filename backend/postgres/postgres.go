@@ -16,6 +16,18 @@
 // loses a deadlock or serialization race is retried, a few times, before
 // it fails with memory.ErrConflict.
 //
+// # Durability
+//
+// A call returns once the server has committed its transaction. With the
+// server's defaults (fsync and synchronous_commit on) a committed write
+// survives a crash of the program, of the server and of its machine, power
+// loss included; surviving the loss of the machine's disks needs the
+// server's own replication (synchronous_standby_names). A session with
+// synchronous_commit off — set in the DSN, for example
+// options='-c synchronous_commit=off' — commits faster but may lose the
+// last few hundred milliseconds of commits to a server crash, never
+// leaving the database inconsistent.
+//
 // # Schema
 //
 // The driver creates its tables on first use and records their version in
