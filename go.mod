@@ -3,6 +3,7 @@ module github.com/agentmem/memory
 go 1.26.0
 
 require (
+	github.com/google/go-cmp v0.7.0
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/lib/pq v1.12.3
 	github.com/mattn/go-sqlite3 v1.14.53

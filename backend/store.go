@@ -56,6 +56,21 @@ func (s *Store) Driver() Driver { return s.d }
 // Posture returns the posture the store enforces.
 func (s *Store) Posture() memory.Posture { return s.opt.Posture }
 
+// CheckWrite checks the writer id against the store's posture, as Add and
+// Swap do before anything is stored (see memory.Posture.CheckWrite). Memory
+// types that keep their data outside the driver (a process's turns, a
+// directory of entry files) call it, so the Store stays the one place
+// scope is enforced.
+func (s *Store) CheckWrite(id memory.Identity) error { return s.opt.Posture.CheckWrite(id) }
+
+// Filter derives the condition for id reading or erasing at level under
+// the store's posture, as every read and erasure of the Store derives it
+// (see memory.Posture.Filter). Memory types that keep their data outside
+// the driver match their entries with it.
+func (s *Store) Filter(id memory.Identity, level memory.Level) (memory.Filter, error) {
+	return s.opt.Posture.Filter(id, level)
+}
+
 // Now returns the store's clock reading.
 func (s *Store) Now() time.Time { return s.opt.Clock.Now() }
 
@@ -77,7 +92,7 @@ func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Reco
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.opt.Posture.CheckWrite(id); err != nil {
+	if err := s.CheckWrite(id); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -137,7 +152,7 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 	if !ok {
 		return 0, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no compare-and-swap", s.d)
 	}
-	if err := s.opt.Posture.CheckWrite(id); err != nil {
+	if err := s.CheckWrite(id); err != nil {
 		return 0, err
 	}
 	rec, err := s.prepare(ctx, id, rec, s.opt.Clock.Now())
@@ -182,7 +197,7 @@ func narrows(r, id memory.Identity) bool {
 
 // Query derives the driver query for id reading q.
 func (s *Store) Query(id memory.Identity, q memory.Query) (Query, error) {
-	f, err := s.opt.Posture.Filter(id, q.Level)
+	f, err := s.Filter(id, q.Level)
 	if err != nil {
 		return Query{}, err
 	}

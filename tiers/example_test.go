@@ -61,10 +61,14 @@ func ExampleSummary() {
 }
 
 // A buffer holds the current step's turns; the model sees the newest that
-// fit its budget, and ending the step discards them all.
+// fit its budget, and ending the step discards them all. It keeps nothing
+// in its store, which is its source of posture, token counts and clock: a
+// store over the in-memory driver is all it needs.
 func ExampleBuffer() {
 	ctx := context.Background()
-	buf, err := tiers.NewBuffer(tiers.BufferOptions{})
+	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	defer store.Close()
+	buf, err := tiers.NewBuffer(store, tiers.BufferOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
