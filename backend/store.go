@@ -95,9 +95,20 @@ func (s *Store) checkTenant(tenant string) error {
 	return nil
 }
 
-// checkWriter checks a writer: its tenant, platform writes against
-// Posture.AllowPlatform, and the posture's identity requirements.
-func (s *Store) checkWriter(id memory.Identity) error {
+// Driver returns the underlying driver, for optional capabilities.
+func (s *Store) Driver() Driver { return s.d }
+
+// Posture returns the posture the store enforces.
+func (s *Store) Posture() memory.Posture { return s.opt.Posture }
+
+// CheckWrite checks the writer id as Add and Swap do before anything is
+// stored: its tenant (the system tenant is refused, and a platform view
+// writes only it, only under Posture.AllowPlatform), then the posture's
+// identity requirements (memory.Posture.CheckWrite). Memory types that
+// keep their data outside the driver (a process's turns, a directory of
+// entry files) call it, so the Store stays the one place scope is
+// enforced.
+func (s *Store) CheckWrite(id memory.Identity) error {
 	if err := s.checkTenant(id.Tenant); err != nil {
 		return err
 	}
@@ -107,11 +118,16 @@ func (s *Store) checkWriter(id memory.Identity) error {
 	return s.opt.Posture.CheckWrite(id)
 }
 
-// Driver returns the underlying driver, for optional capabilities.
-func (s *Store) Driver() Driver { return s.d }
-
-// Posture returns the posture the store enforces.
-func (s *Store) Posture() memory.Posture { return s.opt.Posture }
+// Filter derives the condition for id reading or erasing at level, as
+// every read and erasure of the Store derives it: the tenant checked as
+// CheckWrite checks it, then memory.Posture.Filter. Memory types that keep
+// their data outside the driver match their entries with it.
+func (s *Store) Filter(id memory.Identity, level memory.Level) (memory.Filter, error) {
+	if err := s.checkTenant(id.Tenant); err != nil {
+		return memory.Filter{}, err
+	}
+	return s.opt.Posture.Filter(id, level)
+}
 
 // Now returns the store's clock reading.
 func (s *Store) Now() time.Time { return s.opt.Clock.Now() }
@@ -138,7 +154,7 @@ func (s *Store) Add(ctx context.Context, id memory.Identity, recs ...memory.Reco
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.checkWriter(id); err != nil {
+	if err := s.CheckWrite(id); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -203,7 +219,7 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 	if !ok {
 		return 0, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no compare-and-swap", s.d)
 	}
-	if err := s.checkWriter(id); err != nil {
+	if err := s.CheckWrite(id); err != nil {
 		return 0, err
 	}
 	rec, err := s.prepare(ctx, id, rec, s.opt.Clock.Now())
@@ -245,10 +261,7 @@ func keyedRow(r memory.Record, id memory.Identity) bool {
 
 // Query derives the driver query for id reading q.
 func (s *Store) Query(id memory.Identity, q memory.Query) (Query, error) {
-	if err := s.checkTenant(id.Tenant); err != nil {
-		return Query{}, err
-	}
-	f, err := s.opt.Posture.Filter(id, q.Level)
+	f, err := s.Filter(id, q.Level)
 	if err != nil {
 		return Query{}, err
 	}

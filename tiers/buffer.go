@@ -7,21 +7,11 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
-	"github.com/agentmem/memory/internal/tokens"
 )
 
 // BufferOptions configure a Buffer. The zero value is the documented
 // default.
 type BufferOptions struct {
-	// Tokens counts each turn's tokens once, when it is added; nil means
-	// exact cl100k_base counts.
-	Tokens memory.TokenCounter
-	// Clock stamps turns; nil means time.Now.
-	Clock backend.Clock
-	// Posture is the identity requirements Add and Forget enforce, as a
-	// backend.Store does; the zero value requires only a well-formed
-	// identity with at least one field besides tenant.
-	Posture memory.Posture
 	// MaxTurns caps the turns held for one step; when a step exceeds it the
 	// oldest turn is dropped. Zero means no cap; negative is invalid.
 	MaxTurns int
@@ -34,6 +24,17 @@ type BufferOptions struct {
 // survives the process. That is the type's defined behaviour, not a
 // limitation: use Summary to carry context across steps.
 //
+// A Buffer keeps nothing in its *backend.Store: the store is its source of
+// posture, token counter and clock, so a Buffer refuses exactly the calls
+// the other types built from the same store refuse. Every call needs the
+// caller's agent-level scope as the store derives it (tenant and agent,
+// plus the user when the caller has one or the posture requires it), and
+// Add and Save also pass the store's write check. A program with only
+// buffer memory can give it a store over the in-memory driver:
+//
+//	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: posture})
+//	buf, err := tiers.NewBuffer(store, tiers.BufferOptions{})
+//
 // Turns are kept per Identity (every field, session included), so one
 // Buffer can serve many sessions, users and agents without mixing them.
 // One Identity runs one step at a time; concurrent steps of the same run
@@ -42,42 +43,41 @@ type BufferOptions struct {
 //
 // A Buffer is safe for concurrent use.
 type Buffer struct {
-	tokens   memory.TokenCounter
-	clock    backend.Clock
-	posture  memory.Posture
+	store    *backend.Store
 	maxTurns int
 
 	mu    sync.Mutex
 	turns map[memory.Identity][]memory.Record // oldest first
 }
 
-// NewBuffer returns an empty Buffer. It fails with memory.ErrInvalidArgument
-// when an option is out of range.
-func NewBuffer(opt BufferOptions) (*Buffer, error) {
-	if opt.MaxTurns < 0 {
+// NewBuffer returns an empty Buffer whose scope, token counts and clock
+// come from store. It fails with memory.ErrInvalidArgument for a nil store
+// or an option out of range.
+func NewBuffer(store *backend.Store, opt BufferOptions) (*Buffer, error) {
+	switch {
+	case store == nil:
+		return nil, needStore("buffer")
+	case opt.MaxTurns < 0:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "buffer MaxTurns is %d; it cannot be negative", opt.MaxTurns)
 	}
-	if opt.Tokens == nil {
-		opt.Tokens = tokens.Counter{}
-	}
 	return &Buffer{
-		tokens:   opt.Tokens,
-		clock:    opt.Clock,
-		posture:  opt.Posture,
+		store:    store,
 		maxTurns: opt.MaxTurns,
 		turns:    map[memory.Identity][]memory.Record{},
 	}, nil
 }
 
 // Add appends a turn spoken by role to id's current step. The turn is a
-// memory.KindTurn record attributed to id, with its token count cached.
-// role must be one of the memory.Role constants. Content must be valid
-// UTF-8 without NUL bytes and at most memory.MaxContentBytes bytes.
+// memory.KindTurn record attributed to id, stamped with the store's clock,
+// with its token count (the store's counter) cached. id must pass the
+// store's write check and hold the agent-level scope. role must be one of
+// the memory.Role constants. Content must be valid UTF-8 without NUL bytes
+// and at most memory.MaxContentBytes bytes.
 func (b *Buffer) Add(ctx context.Context, id memory.Identity, role memory.Role, content string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := b.posture.CheckWrite(id); err != nil {
+	if _, err := writeScope(b.store, id, memory.LevelAgent); err != nil {
 		return err
 	}
 	switch role {
@@ -85,11 +85,11 @@ func (b *Buffer) Add(ctx context.Context, id memory.Identity, role memory.Role, 
 	default:
 		return memory.Errorf(memory.ErrInvalidArgument, "unknown turn role %q", string(role))
 	}
-	rec := memory.NewTurn(id, role, content, b.clock.Now())
+	rec := memory.NewTurn(id, role, content, b.store.Now())
 	if err := rec.Validate(); err != nil {
 		return err
 	}
-	n, err := b.tokens.CountTokens(ctx, content)
+	n, err := b.store.Tokens().CountTokens(ctx, content)
 	if err != nil {
 		return err
 	}
@@ -109,12 +109,13 @@ func (b *Buffer) Add(ctx context.Context, id memory.Identity, role memory.Role, 
 // turn that does not fit, so the window is always an unbroken run of the
 // latest turns; a newest turn larger than the budget gives an empty window.
 // Zero maxTokens means no budget: every turn of the step. A negative budget
-// is memory.ErrInvalidArgument.
+// is memory.ErrInvalidArgument. id must hold the agent-level scope, as for
+// Recall.
 func (b *Buffer) Window(id memory.Identity, maxTokens int) ([]memory.Record, error) {
 	if maxTokens < 0 {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "window budget is %d tokens; it cannot be negative", maxTokens)
 	}
-	if err := id.Validate(); err != nil {
+	if _, err := b.store.Filter(id, memory.LevelAgent); err != nil {
 		return nil, err
 	}
 	b.mu.Lock()
@@ -138,21 +139,20 @@ func (b *Buffer) Window(id memory.Identity, maxTokens int) ([]memory.Record, err
 
 // Recall starts a step: it returns an empty Recollection, because a buffer
 // step always begins with an empty context window. It does not touch the
-// turns held for id.
+// turns held for id. A level whose fields id lacks is
+// memory.ErrIncompleteScope, as it is for the other types.
 func (b *Buffer) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
-	if err := checkCall(ctx, id); err != nil {
+	if _, err := readScope(ctx, b.store, id, memory.LevelAgent); err != nil {
 		return memory.Recollection{}, err
 	}
 	return memory.Recollection{}, nil
 }
 
-// Save ends id's current step: after checking its arguments it discards
-// every turn held for id and stores nothing.
+// Save ends id's current step: after the checks every type's Save makes
+// (a valid Step, the store's write check, the agent-level scope) it
+// discards every turn held for id and stores nothing.
 func (b *Buffer) Save(ctx context.Context, id memory.Identity, step Step) error {
-	if err := checkCall(ctx, id); err != nil {
-		return err
-	}
-	if err := step.Validate(); err != nil {
+	if _, err := saveScope(ctx, b.store, id, memory.LevelAgent, step); err != nil {
 		return err
 	}
 	b.mu.Lock()
@@ -161,15 +161,11 @@ func (b *Buffer) Save(ctx context.Context, id memory.Identity, step Step) error 
 	return nil
 }
 
-// Forget discards the turns of every identity visible to id at level, as a
-// Store would derive it under the Buffer's posture, and reports how many
-// turns it removed. A level whose fields id lacks is
-// memory.ErrIncompleteScope.
+// Forget discards the turns of every identity visible to id at level, as
+// the store derives the level's filter, and reports how many turns it
+// removed. A level whose fields id lacks is memory.ErrIncompleteScope.
 func (b *Buffer) Forget(ctx context.Context, id memory.Identity, level memory.Level) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	f, err := b.posture.Filter(id, level)
+	f, err := readScope(ctx, b.store, id, level)
 	if err != nil {
 		return 0, err
 	}

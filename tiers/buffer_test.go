@@ -9,13 +9,19 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers"
 )
 
-func newBuffer(t *testing.T, opt tiers.BufferOptions) *tiers.Buffer {
+// newBuffer returns a Buffer over st; nil means a fresh store with the
+// zero posture.
+func newBuffer(t *testing.T, st *backend.Store, opt tiers.BufferOptions) *tiers.Buffer {
 	t.Helper()
-	b, err := tiers.NewBuffer(opt)
+	if st == nil {
+		st = newStore(t, newClock())
+	}
+	b, err := tiers.NewBuffer(st, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +54,7 @@ func mustWindow(t *testing.T, b *tiers.Buffer, id memory.Identity, max int) []me
 
 func TestBufferWindowBudget(t *testing.T) {
 	clock := newClock()
-	b := newBuffer(t, tiers.BufferOptions{Clock: clock.Now})
+	b := newBuffer(t, newStore(t, clock), tiers.BufferOptions{})
 	turns := []struct {
 		role memory.Role
 		text string
@@ -102,7 +108,7 @@ func TestBufferWindowBudget(t *testing.T) {
 }
 
 func TestBufferStepLifecycle(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{})
+	b := newBuffer(t, nil, tiers.BufferOptions{})
 	ctx := context.Background()
 	if r := mustRecall(t, b, alice); r.Text != "" || r.Records != nil {
 		t.Fatalf("Recall = %+v, want empty", r)
@@ -128,7 +134,7 @@ func TestBufferStepLifecycle(t *testing.T) {
 }
 
 func TestBufferIsolation(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{})
+	b := newBuffer(t, nil, tiers.BufferOptions{})
 	sameUserOtherSession := alice
 	sameUserOtherSession.Session = "run-9"
 	mustAdd(t, b, alice, memory.RoleUser, "alice run-1")
@@ -149,20 +155,23 @@ func TestBufferIsolation(t *testing.T) {
 }
 
 func TestBufferMaxTurns(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{MaxTurns: 2})
+	b := newBuffer(t, nil, tiers.BufferOptions{MaxTurns: 2})
 	for i := 1; i <= 4; i++ {
 		mustAdd(t, b, alice, memory.RoleUser, fmt.Sprint(i))
 	}
 	if got := strings.Join(contents(mustWindow(t, b, alice, 0)), "|"); got != "user: 3|user: 4" {
 		t.Fatalf("window = %q", got)
 	}
-	if _, err := tiers.NewBuffer(tiers.BufferOptions{MaxTurns: -1}); !errors.Is(err, memory.ErrInvalidArgument) {
+	if _, err := tiers.NewBuffer(newStore(t, newClock()), tiers.BufferOptions{MaxTurns: -1}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Fatalf("NewBuffer(MaxTurns -1) = %v", err)
+	}
+	if _, err := tiers.NewBuffer(nil, tiers.BufferOptions{}); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Fatalf("NewBuffer(nil store) = %v", err)
 	}
 }
 
 func TestBufferInvalidArguments(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{Posture: memory.Posture{RequirePrincipal: true}})
+	b := newBuffer(t, postureStore(t, newClock(), memory.Posture{RequirePrincipal: true}), tiers.BufferOptions{})
 	ctx := context.Background()
 	cases := []struct {
 		name    string
@@ -203,7 +212,7 @@ func TestBufferInvalidArguments(t *testing.T) {
 }
 
 func TestBufferForget(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{})
+	b := newBuffer(t, nil, tiers.BufferOptions{})
 	otherSession := alice
 	otherSession.Session = "run-9"
 	mustAdd(t, b, alice, memory.RoleUser, "a1")
@@ -226,14 +235,14 @@ func TestBufferForget(t *testing.T) {
 }
 
 func TestBufferConcurrent(t *testing.T) {
-	b := newBuffer(t, tiers.BufferOptions{})
+	b := newBuffer(t, nil, tiers.BufferOptions{})
 	const sessions, turns = 8, 50
 	var wg sync.WaitGroup
 	for s := range sessions {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			id := memory.Identity{User: "u", Session: fmt.Sprint("run-", s)}
+			id := memory.Identity{User: "u", Agent: "a", Session: fmt.Sprint("run-", s)}
 			for i := range turns {
 				if err := b.Add(context.Background(), id, memory.RoleUser, fmt.Sprint(s, "/", i)); err != nil {
 					t.Error(err)
@@ -248,7 +257,7 @@ func TestBufferConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 	for s := range sessions {
-		id := memory.Identity{User: "u", Session: fmt.Sprint("run-", s)}
+		id := memory.Identity{User: "u", Agent: "a", Session: fmt.Sprint("run-", s)}
 		w := mustWindow(t, b, id, 0)
 		if len(w) != turns {
 			t.Fatalf("session %d holds %d turns, want %d", s, len(w), turns)

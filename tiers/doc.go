@@ -45,6 +45,11 @@
 //
 //	[Current task follows]
 //
+// Lines are stored in that format; when they are recalled each is rendered
+// by RecalledLine, which neutralises any spelling of either delimiter in
+// the recalled text (its brackets become parentheses), so a step's input
+// or output can neither close the block nor open another.
+//
 // All four implement StepMemory, the lifecycle an agent loop drives:
 //
 //	rec, err := mem.Recall(ctx, id)            // step start
@@ -52,21 +57,28 @@
 //	... run the step ...
 //	err = mem.Save(ctx, id, tiers.Step{Workflow: wf, Name: step, Input: in, Output: out}) // step end
 //
-// Every Save validates its Step the same way (see Step.Validate), so a
-// program that works with one type keeps working when its configuration
-// switches to another.
+// Every type is built from a *backend.Store (NewBuffer, NewSummary,
+// NewVector, NewNone, FromSpec), the one place scope is enforced and the
+// one source of posture, token counter and clock: no type holds a posture
+// of its own. Summary keeps its records in the store; Buffer, Vector and
+// None keep nothing there but derive every write check and read filter
+// through it, so a program without summary memory can pass a store over
+// the in-memory driver. The caller's Identity decides what is written and
+// what is visible; each type's scope is the agent level (Summary's Level
+// option can choose another), and a level whose identity fields are
+// missing fails closed with memory.ErrIncompleteScope before anything is
+// read or written. Every Save validates its Step the same way (see
+// Step.Validate: invalid UTF-8 is refused, never repaired) and passes the
+// store's write check, so a program that works with one type keeps working
+// when its configuration switches to another (Summary at its default
+// level). Buffer keeps its turns per
+// Identity, so sessions sharing one Buffer never see each other's turns.
 //
-// Summary stores its records through a *backend.Store, which enforces scope:
-// the caller's Identity decides what is written and what is visible, and a
-// level whose identity fields are missing fails closed with
-// memory.ErrIncompleteScope before storage is touched. Buffer keeps its
-// turns per Identity, so sessions sharing one Buffer never see each other's
-// turns.
-//
-// Token counts are pluggable through memory.TokenCounter and default to the
+// Token counts come from the store's memory.TokenCounter, by default the
 // exact, offline cl100k_base counter. Counts are computed once, when a turn
-// or summary is written, and cached on the record; recall never re-counts
-// a record that has a cached count.
+// or summary is written, and cached on the record; recall re-counts only a
+// record without a cached count, or a line whose rendering RecalledLine
+// changed.
 //
 // Every type here is safe for concurrent use and honours cancelled
 // contexts.

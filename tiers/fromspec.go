@@ -38,26 +38,25 @@ func EnvironmentFromOS() Environment {
 	return Environment{MemoryType: os.Getenv(EnvMemoryType), AgentMemory: os.Getenv(EnvAgentMemory)}
 }
 
-// Deps is what the memory types built from a Spec need besides it.
-type Deps struct {
-	// Store holds summary memory; required for the summary type only.
-	Store *backend.Store
-	// Posture is the identity requirements of buffer and vector memory
-	// (summary memory takes its store's).
-	Posture memory.Posture
-	// Tokens counts tokens; nil means exact cl100k_base counts.
-	Tokens memory.TokenCounter
-	// Clock is the time source; nil means time.Now.
-	Clock backend.Clock
-}
-
 // FromSpec builds the memory a Spec describes, as the executor does at
 // start-up: MEMORY_TYPE, when set, must be a valid type and agree with
 // spec.memory.type when that is set too (a disagreement is
 // memory.ErrInvalidArgument naming both); ttl, maxEntries and
 // maxContextTokens carry over; vector memory lives at the mount path.
-// The caller closes a *Vector it gets back.
-func FromSpec(ctx context.Context, spec Spec, env Environment, deps Deps) (StepMemory, error) {
+//
+// store is required for every type: it is the one source of posture,
+// token counter and clock, so every type built from it refuses the same
+// calls. Summary memory keeps its lines in it; buffer, vector and none
+// memory keep nothing there (buffer holds turns in the process, vector
+// writes its directory), so a program without summary memory can pass a
+// store over the in-memory driver:
+//
+//	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: posture})
+//	mem, err := tiers.FromSpec(ctx, store, spec, tiers.EnvironmentFromOS())
+//
+// A nil store is memory.ErrInvalidArgument. The caller closes a *Vector it
+// gets back, and the store once the memory is no longer used.
+func FromSpec(ctx context.Context, store *backend.Store, spec Spec, env Environment) (StepMemory, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -72,18 +71,18 @@ func FromSpec(ctx context.Context, spec Spec, env Environment, deps Deps) (StepM
 		}
 		t = et
 	}
+	if store == nil {
+		return nil, needStore(string(t))
+	}
 	switch t {
 	case TypeNone:
-		return None{}, nil
+		return NewNone(store)
 	case TypeSummary:
-		if deps.Store == nil {
-			return nil, memory.Errorf(memory.ErrInvalidArgument, "summary memory needs a store (Deps.Store)")
-		}
-		return NewSummary(deps.Store, SummaryOptions{MaxEntries: spec.MaxEntries, TTL: spec.TTLDuration(),
-			MaxContextTokens: spec.MaxContextTokens, Tokens: deps.Tokens, Clock: deps.Clock})
+		return NewSummary(store, SummaryOptions{MaxEntries: spec.MaxEntries, TTL: spec.TTLDuration(),
+			MaxContextTokens: spec.MaxContextTokens})
 	case TypeVector:
-		return NewVector(ctx, VectorOptions{Dir: env.MountPath, MaxContextTokens: spec.MaxContextTokens,
-			TTL: spec.TTLDuration(), MaxEntries: spec.MaxEntries, Posture: deps.Posture, Tokens: deps.Tokens, Clock: deps.Clock})
+		return NewVector(ctx, store, VectorOptions{Dir: env.MountPath, MaxContextTokens: spec.MaxContextTokens,
+			TTL: spec.TTLDuration(), MaxEntries: spec.MaxEntries})
 	}
-	return NewBuffer(BufferOptions{Tokens: deps.Tokens, Clock: deps.Clock, Posture: deps.Posture})
+	return NewBuffer(store, BufferOptions{})
 }

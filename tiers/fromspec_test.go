@@ -16,7 +16,6 @@ import (
 func TestFromSpec(t *testing.T) {
 	ctx := context.Background()
 	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
-	deps := tiers.Deps{Store: store}
 	who := memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai-agents/monitor", Session: "run-1"}
 
 	for _, c := range []struct {
@@ -35,7 +34,7 @@ func TestFromSpec(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mem, err := tiers.FromSpec(ctx, spec, c.env, deps)
+		mem, err := tiers.FromSpec(ctx, store, spec, c.env)
 		if err != nil {
 			t.Fatalf("FromSpec(%s, %+v): %v", c.spec, c.env, err)
 		}
@@ -52,7 +51,7 @@ func TestFromSpec(t *testing.T) {
 
 	// maxEntries carries over: of three saved summaries two are recalled.
 	spec, _ := tiers.ParseSpec([]byte(`{"type": "summary", "maxEntries": 2, "ttl": "7d"}`))
-	mem, err := tiers.FromSpec(ctx, spec, tiers.Environment{}, tiers.Deps{Store: backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})})
+	mem, err := tiers.FromSpec(ctx, backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{}), spec, tiers.Environment{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,17 +71,20 @@ func TestFromSpec(t *testing.T) {
 	// The environment contract's errors.
 	summary, _ := tiers.ParseSpec([]byte(`{"type": "summary"}`))
 	for _, c := range []struct {
-		spec tiers.Spec
-		env  tiers.Environment
-		deps tiers.Deps
-		says string
+		spec  tiers.Spec
+		env   tiers.Environment
+		store *backend.Store
+		says  string
 	}{
-		{summary, tiers.Environment{MemoryType: "vector"}, deps, "disagrees"},
-		{tiers.Spec{}, tiers.Environment{MemoryType: "vectors"}, deps, "MEMORY_TYPE"},
-		{summary, tiers.Environment{}, tiers.Deps{}, "needs a store"},
-		{tiers.Spec{Type: "bogus"}, tiers.Environment{}, deps, "spec.memory.type"},
+		{summary, tiers.Environment{MemoryType: "vector"}, store, "disagrees"},
+		{tiers.Spec{}, tiers.Environment{MemoryType: "vectors"}, store, "MEMORY_TYPE"},
+		{summary, tiers.Environment{}, nil, "summary memory needs a *backend.Store"},
+		{tiers.Spec{}, tiers.Environment{}, nil, "buffer memory needs a *backend.Store"},
+		{tiers.Spec{Type: "none"}, tiers.Environment{}, nil, "none memory needs a *backend.Store"},
+		{tiers.Spec{Type: "vector"}, tiers.Environment{MountPath: t.TempDir()}, nil, "vector memory needs a *backend.Store"},
+		{tiers.Spec{Type: "bogus"}, tiers.Environment{}, store, "spec.memory.type"},
 	} {
-		_, err := tiers.FromSpec(ctx, c.spec, c.env, c.deps)
+		_, err := tiers.FromSpec(ctx, c.store, c.spec, c.env)
 		if !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), c.says) {
 			t.Errorf("FromSpec(%+v, %+v) = %v, want ErrInvalidArgument saying %q", c.spec, c.env, err, c.says)
 		}

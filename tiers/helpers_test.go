@@ -85,8 +85,22 @@ func (c *countingCounter) CountTokens(ctx context.Context, s string) (int, error
 // newStore returns a Store over a fresh in-memory driver on clock.
 func newStore(t *testing.T, clock *fakeClock) *backend.Store {
 	t.Helper()
+	return postureStore(t, clock, memory.Posture{})
+}
+
+// plainStore returns a Store over a fresh in-memory driver with the
+// default options, for code without a *testing.T; closing it is not
+// needed.
+func plainStore() *backend.Store {
+	return backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+}
+
+// postureStore returns a Store enforcing posture over a fresh in-memory
+// driver on clock.
+func postureStore(t *testing.T, clock *fakeClock, posture memory.Posture) *backend.Store {
+	t.Helper()
 	d := inmem.New(inmem.Options{Clock: clock.Now})
-	s := backend.NewStore(d, backend.StoreOptions{Clock: clock.Now})
+	s := backend.NewStore(d, backend.StoreOptions{Clock: clock.Now, Posture: posture})
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
@@ -95,9 +109,6 @@ func newStore(t *testing.T, clock *fakeClock) *backend.Store {
 func newSummary(t *testing.T, clock *fakeClock, opt tiers.SummaryOptions) (*tiers.Summary, *backend.Store) {
 	t.Helper()
 	st := newStore(t, clock)
-	if opt.Clock == nil {
-		opt.Clock = clock.Now
-	}
 	s, err := tiers.NewSummary(st, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -102,7 +102,7 @@ func runLifecycle(t *testing.T, open func(*testing.T, backend.Clock) backend.Dri
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, err := tiers.FromSpec(ctx, spec, tiers.Environment{}, tiers.Deps{Store: store, Clock: clock.Now})
+	mem, err := tiers.FromSpec(ctx, store, spec, tiers.Environment{})
 	if err != nil {
 		t.Fatal(err)
 	}

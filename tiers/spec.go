@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/yaml"
@@ -73,12 +74,16 @@ const MaxSpecBytes = 64 << 10
 
 // ParseSpec decodes a spec.memory block from YAML or JSON (JSON is YAML)
 // and validates it (see Spec.Validate). Unknown fields are refused, naming
-// the field, so a typo such as maxEntry does not pass silently. The input
-// is the block's own fields, as under `memory:` in an Agent; SpecFromAgent
-// reads a whole Agent manifest.
+// the field, so a typo such as maxEntry does not pass silently, and so is
+// input that is not valid UTF-8 (never repaired). The input is the block's
+// own fields, as under `memory:` in an Agent; SpecFromAgent reads a whole
+// Agent manifest.
 func ParseSpec(data []byte) (Spec, error) {
 	if len(data) > MaxSpecBytes {
 		return Spec{}, memory.Errorf(memory.ErrTooLarge, "spec.memory is %d bytes, the limit is %d", len(data), MaxSpecBytes)
+	}
+	if !utf8.Valid(data) {
+		return Spec{}, memory.Errorf(memory.ErrInvalidArgument, "spec.memory is not valid UTF-8")
 	}
 	if bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		// JSON: decoded strictly, trailing data included.
@@ -93,10 +98,14 @@ func ParseSpec(data []byte) (Spec, error) {
 
 // SpecFromAgent reads spec.memory from a whole Agent manifest in YAML or
 // JSON (apiVersion, kind, metadata and the rest of spec are not checked
-// here). An Agent without spec.memory has the default buffer memory.
+// here). An Agent without spec.memory has the default buffer memory. A
+// manifest that is not valid UTF-8 is memory.ErrInvalidArgument.
 func SpecFromAgent(manifest []byte) (Spec, error) {
 	if len(manifest) > MaxAgentBytes {
 		return Spec{}, memory.Errorf(memory.ErrTooLarge, "the Agent manifest is %d bytes, the limit is %d", len(manifest), MaxAgentBytes)
+	}
+	if !utf8.Valid(manifest) {
+		return Spec{}, memory.Errorf(memory.ErrInvalidArgument, "the Agent manifest is not valid UTF-8")
 	}
 	js, err := yaml.YAMLToJSONStrict(manifest)
 	if err != nil {
@@ -169,6 +178,9 @@ func (s Spec) Validate() error {
 	}
 	if s.Type != "" && !validType(s.Type) {
 		return bad("type", "%q is not a memory type; use one of %s", string(s.Type), typeList())
+	}
+	if !utf8.ValidString(s.Backend) {
+		return bad("backend", "%q is not valid UTF-8", s.Backend)
 	}
 	if s.TTL != "" {
 		if _, err := ParseTTL(s.TTL); err != nil {

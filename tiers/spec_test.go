@@ -71,6 +71,8 @@ func TestParseSpecErrors(t *testing.T) {
 		{`["buffer"]`, memory.ErrInvalidArgument, []string{"spec.memory"}},
 		{`{"type": "buffer"`, memory.ErrInvalidArgument, []string{"spec.memory"}},
 		{`{"backend": "` + strings.Repeat("x", MaxSpecBytes) + `"}`, memory.ErrTooLarge, []string{"limit"}},
+		{"{\"backend\": \"a\xffb\"}", memory.ErrInvalidArgument, []string{"not valid UTF-8"}}, // JSON would repair it
+		{"type: buffer\nbackend: a\xffb\n", memory.ErrInvalidArgument, []string{"not valid UTF-8"}},
 	} {
 		_, err := ParseSpec([]byte(c.json))
 		if !errors.Is(err, c.kind) {
@@ -149,6 +151,12 @@ func TestParseSpecYAML(t *testing.T) {
 	}
 	if _, err := SpecFromAgent([]byte("spec:\n  memory:\n    type: vectr\n")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.type") {
 		t.Errorf("an Agent with a bad type = %v, want an error naming spec.memory.type", err)
+	}
+	if _, err := SpecFromAgent([]byte("{\"spec\": {\"memory\": {\"backend\": \"\xff\"}}}")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("an Agent that is not valid UTF-8 = %v, want ErrInvalidArgument", err)
+	}
+	if err := (Spec{Backend: "\xff"}).Validate(); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.backend") {
+		t.Errorf("Validate of a backend that is not valid UTF-8 = %v, want ErrInvalidArgument naming spec.memory.backend", err)
 	}
 }
 

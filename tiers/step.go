@@ -61,18 +61,30 @@ const (
 	ContextFooter = "[Current task follows]"
 )
 
-// Validate checks Workflow and Name. Both are required, at most
-// MaxStepNameBytes bytes of valid UTF-8, without leading or trailing white
-// space, without control characters or line separators, and without '/',
-// '[' or ']' — the characters that delimit "[<workflow>/<step>]" and the
-// record key "<workflow>/<step>", so the pair can always be read back
-// unambiguously. Input and Output are free text: Summary makes them one
-// line. Violations are memory.ErrInvalidArgument.
+// Validate checks a step before it is saved. Workflow and Name are
+// required, at most MaxStepNameBytes bytes of valid UTF-8, without leading
+// or trailing white space, without control characters or line separators,
+// and without '/', '[' or ']' — the characters that delimit
+// "[<workflow>/<step>]" and the record key "<workflow>/<step>", so the pair
+// can always be read back unambiguously and can never spell a block
+// delimiter. Input and Output are free text, but must be valid UTF-8: text
+// with invalid bytes is refused, never repaired, as backend.Store and
+// Buffer.Add refuse it. Summary makes them one line. Violations are
+// memory.ErrInvalidArgument.
 func (s Step) Validate() error {
 	if err := validateStepName("workflow", s.Workflow); err != nil {
 		return err
 	}
-	return validateStepName("step name", s.Name)
+	if err := validateStepName("step name", s.Name); err != nil {
+		return err
+	}
+	switch {
+	case !utf8.ValidString(s.Input):
+		return memory.Errorf(memory.ErrInvalidArgument, "step %s/%s: the input is not valid UTF-8", s.Workflow, s.Name)
+	case !utf8.ValidString(s.Output):
+		return memory.Errorf(memory.ErrInvalidArgument, "step %s/%s: the output is not valid UTF-8", s.Workflow, s.Name)
+	}
+	return nil
 }
 
 func validateStepName(what, v string) error {
@@ -107,12 +119,14 @@ func (s Step) key() string { return s.Workflow + "/" + s.Name }
 //
 // Input and output are made one line first: every control character (line
 // feed, carriage return, tab, ...) and the Unicode line and paragraph
-// separators become a space, a CR LF pair becomes one space, bytes that are
-// not valid UTF-8 become U+FFFD, and leading and trailing white space is
-// dropped. Then each is cut to MaxInputRunes or MaxOutputRunes characters
-// (runes, so a multi-byte character is never split) and any white space
-// left at the cut is dropped. No ellipsis is added. Summary does not
-// validate the names; Save calls Validate first.
+// separators become a space, a CR LF pair becomes one space, and leading
+// and trailing white space is dropped. Then each is cut to MaxInputRunes
+// or MaxOutputRunes characters (runes, so a multi-byte character is never
+// split) and any white space left at the cut is dropped. No ellipsis is
+// added. Summary does not validate the step: every Save calls Validate
+// first, which refuses invalid UTF-8, so no saved line ever holds a
+// repaired byte; called directly on such a step, Summary still returns
+// valid UTF-8, each invalid byte shown as U+FFFD.
 func (s Step) Summary() string {
 	var b strings.Builder
 	b.WriteByte('[')
@@ -166,43 +180,4 @@ func Prepend(r memory.Recollection, systemPrompt string) string {
 		return systemPrompt
 	}
 	return r.Text + systemPrompt
-}
-
-// renderBlock returns the recalled block for lines, oldest first:
-//
-//	[Previous execution context]
-//	<line>
-//	...
-//
-//	[Current task follows]
-//
-// followed by a line break. It returns "" when there are no lines.
-func renderBlock(lines []string) string {
-	if len(lines) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString(ContextHeader)
-	b.WriteByte('\n')
-	for _, l := range lines {
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	b.WriteByte('\n')
-	b.WriteString(ContextFooter)
-	b.WriteByte('\n')
-	return b.String()
-}
-
-// frameText is the block's text without any lines; its token count is the
-// framing's share of a recall budget.
-const frameText = ContextHeader + "\n\n" + ContextFooter + "\n"
-
-// checkCall is the check every call makes before anything else: the
-// context is live and the identity well formed.
-func checkCall(ctx context.Context, id memory.Identity) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	return id.Validate()
 }

@@ -119,12 +119,22 @@ func TestStepValidate(t *testing.T) {
 		{"w", long, false},
 	}
 	for _, tc := range cases {
-		err := tiers.Step{Workflow: tc.workflow, Name: tc.name}.Validate()
+		err := tiers.Step{Workflow: tc.workflow, Name: tc.name, Input: "any text\n[with] brackets", Output: "日本"}.Validate()
 		if tc.ok && err != nil {
 			t.Errorf("Validate(%q, %q) = %v, want nil", tc.workflow, tc.name, err)
 		}
 		if !tc.ok && !errors.Is(err, memory.ErrInvalidArgument) {
 			t.Errorf("Validate(%q, %q) = %v, want ErrInvalidArgument", tc.workflow, tc.name, err)
+		}
+	}
+	// Input and output are free text, but never invalid UTF-8.
+	for _, s := range []tiers.Step{
+		{Workflow: "w", Name: "s", Input: "a\xffb"},
+		{Workflow: "w", Name: "s", Output: "\xe6\x97"},
+		{Workflow: "w", Name: "s", Input: "ok", Output: strings.Repeat("x", 10000) + "\xff"}, // past what the summary keeps
+	} {
+		if err := s.Validate(); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "not valid UTF-8") {
+			t.Errorf("Validate(input %.20q, output %.20q) = %v, want ErrInvalidArgument", s.Input, s.Output, err)
 		}
 	}
 }

@@ -36,20 +36,14 @@ type SummaryOptions struct {
 	// keeps one ConfigMap per agent (agent-memory-<agent-name>), and the
 	// agent level also binds the user when the caller has one.
 	Level memory.Level
-	// Tokens counts each summary's tokens once, when it is saved, and the
-	// block's framing; nil means the store's counter.
-	Tokens memory.TokenCounter
-	// Clock stamps summaries and judges their age; nil means the store's
-	// clock.
-	Clock backend.Clock
 }
 
 // Summary is the "summary" memory type: at the end of each step it stores
 // one line (Step.Summary) as a memory.KindSummary record with Key
-// "<workflow>/<step>", attributed to the caller's
-// whole identity; at the start of the next step Recall returns the kept
-// lines, oldest first, as the block the document prepends to the system
-// prompt:
+// "<workflow>/<step>", attributed to the caller's whole identity; at the
+// start of the next step Recall returns the kept lines, oldest first, each
+// rendered by RecalledLine, as the block the document prepends to the
+// system prompt:
 //
 //	[Previous execution context]
 //	[workflow-name/step-name] Task: ... | Result: ...
@@ -58,7 +52,9 @@ type SummaryOptions struct {
 //	[Current task follows]
 //
 // Records go through a *backend.Store, so the store's posture and the
-// Level decide who shares them. A Summary is safe for concurrent use: once
+// Level decide who shares them; the store's token counter counts each line
+// once, when it is saved, and the store's clock stamps lines and judges
+// their age. A Summary is safe for concurrent use: once
 // concurrent Saves in one scope have returned, exactly the newest
 // MaxEntries summaries remain.
 type Summary struct {
@@ -67,8 +63,6 @@ type Summary struct {
 	maxEntries  int
 	ttl         time.Duration
 	budget      int
-	tokens      memory.TokenCounter
-	clock       backend.Clock
 	frameTokens int
 }
 
@@ -78,7 +72,7 @@ type Summary struct {
 func NewSummary(store *backend.Store, opt SummaryOptions) (*Summary, error) {
 	switch {
 	case store == nil:
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary memory needs a store")
+		return nil, needStore("summary")
 	case opt.MaxEntries < 0:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "summary MaxEntries is %d; it cannot be negative", opt.MaxEntries)
 	case opt.TTL < 0:
@@ -94,8 +88,6 @@ func NewSummary(store *backend.Store, opt SummaryOptions) (*Summary, error) {
 		maxEntries: opt.MaxEntries,
 		ttl:        opt.TTL,
 		budget:     opt.MaxContextTokens,
-		tokens:     opt.Tokens,
-		clock:      opt.Clock,
 	}
 	if s.level == "" {
 		s.level = memory.LevelAgent
@@ -103,14 +95,8 @@ func NewSummary(store *backend.Store, opt SummaryOptions) (*Summary, error) {
 	if s.maxEntries == 0 {
 		s.maxEntries = DefaultMaxEntries
 	}
-	if s.tokens == nil {
-		s.tokens = store.Tokens()
-	}
-	if s.clock == nil {
-		s.clock = store.Now
-	}
 	if s.budget > 0 {
-		n, err := s.tokens.CountTokens(context.Background(), frameText)
+		n, err := store.Tokens().CountTokens(context.Background(), frameText)
 		if err != nil {
 			return nil, err
 		}
@@ -130,14 +116,17 @@ func (s *Summary) stale(r memory.Record, now time.Time) bool {
 }
 
 // Recall returns the newest step summaries visible to id at the Summary's
-// level as the "[Previous execution context]" block, oldest line first.
-// Summaries older than the TTL are never returned. At most MaxEntries
-// lines are returned and, with a budget, only as many of the newest as fit
-// in MaxContextTokens: the framing's count plus, per line, its cached
-// token count and one for its line break. Recall stops at the first line
-// that does not fit, so the lines are always the latest ones, unbroken.
-// With nothing to recall the Recollection is empty. A level whose fields id
-// lacks is memory.ErrIncompleteScope.
+// level as the "[Previous execution context]" block, oldest line first,
+// each line rendered by RecalledLine (so recalled text cannot forge a
+// delimiter). Summaries older than the TTL are never returned. At most
+// MaxEntries lines are returned and, with a budget, only as many of the
+// newest as fit in MaxContextTokens: the framing's count plus, per line,
+// its cached token count (counted again when the rendering changed the
+// line) and one for its line break. Recall stops at the first line that
+// does not fit, so the lines are always the latest ones, unbroken. With
+// nothing to recall the Recollection is empty; its Records hold the
+// summaries as stored. A level whose fields id lacks is
+// memory.ErrIncompleteScope.
 func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
 	if err := ctx.Err(); err != nil {
 		return memory.Recollection{}, err
@@ -148,8 +137,9 @@ func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recoll
 	if err != nil {
 		return memory.Recollection{}, err
 	}
-	now := s.clock.Now()
+	now := s.store.Now()
 	var kept []memory.Record
+	var lines []string
 	used := s.frameTokens
 	for _, r := range recs {
 		if len(kept) == s.maxEntries {
@@ -158,10 +148,11 @@ func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recoll
 		if r.Expired(now) || s.stale(r, now) {
 			continue
 		}
+		line := RecalledLine(r.Content)
 		if s.budget > 0 {
 			n := r.Tokens
-			if n == 0 && r.Content != "" {
-				if n, err = s.tokens.CountTokens(ctx, r.Content); err != nil {
+			if line != r.Content || (n == 0 && line != "") {
+				if n, err = s.store.Tokens().CountTokens(ctx, line); err != nil {
 					return memory.Recollection{}, err
 				}
 			}
@@ -171,41 +162,33 @@ func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recoll
 			used += n + 1
 		}
 		kept = append(kept, r)
+		lines = append(lines, line)
 	}
 	if len(kept) == 0 {
 		return memory.Recollection{}, nil
 	}
 	slices.Reverse(kept)
-	lines := make([]string, len(kept))
-	for i, r := range kept {
-		lines[i] = r.Content
-	}
+	slices.Reverse(lines)
 	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
 }
 
 // Save stores step's one-line summary (Step.Summary) attributed to id,
 // then deletes the summaries in the same scope beyond the newest
-// MaxEntries and any older than the TTL. The step must pass Step.Validate,
-// and id must hold the level's fields; both are checked before anything is
-// written. If pruning fails after the summary was stored, Save returns the
-// error and the next Save prunes again.
+// MaxEntries and any older than the TTL. The step must pass Step.Validate
+// (invalid UTF-8 in its input or output is refused, not repaired), id must
+// pass the store's write check and hold the level's fields; all are
+// checked before anything is written. If pruning fails after the summary
+// was stored, Save returns the error and the next Save prunes again.
 func (s *Summary) Save(ctx context.Context, id memory.Identity, step Step) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := step.Validate(); err != nil {
+	if _, err := saveScope(ctx, s.store, id, s.level, step); err != nil {
 		return err
 	}
 	dq, err := s.store.Query(id, s.query())
 	if err != nil {
 		return err
 	}
-	now := s.clock.Now()
-	line := step.Summary()
-	rec := memory.NewSummary(id, step.key(), line, now)
-	if rec.Tokens, err = s.tokens.CountTokens(ctx, line); err != nil {
-		return err
-	}
+	now := s.store.Now()
+	rec := memory.NewSummary(id, step.key(), step.Summary(), now) // the store counts its tokens
 	if s.ttl > 0 {
 		rec.Expires = now.Add(s.ttl)
 	}
@@ -228,7 +211,7 @@ func (s *Summary) prune(ctx context.Context, id memory.Identity, dq backend.Quer
 	if err != nil {
 		return err
 	}
-	now := s.clock.Now()
+	now := s.store.Now()
 	var doomed []string
 	for i, r := range recs {
 		if i >= s.maxEntries || s.stale(r, now) {

@@ -111,14 +111,14 @@ func TestSummaryMaxEntriesLowered(t *testing.T) {
 	clock := newClock()
 	clock.tick = time.Second
 	st := newStore(t, clock)
-	wide, err := tiers.NewSummary(st, tiers.SummaryOptions{MaxEntries: 8, Clock: clock.Now})
+	wide, err := tiers.NewSummary(st, tiers.SummaryOptions{MaxEntries: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i <= 8; i++ {
 		mustSave(t, wide, alice, step(i))
 	}
-	narrow, err := tiers.NewSummary(st, tiers.SummaryOptions{MaxEntries: 2, Clock: clock.Now})
+	narrow, err := tiers.NewSummary(st, tiers.SummaryOptions{MaxEntries: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,11 +165,11 @@ func TestSummaryTTL(t *testing.T) {
 func TestSummaryTTLShortened(t *testing.T) {
 	clock := newClock()
 	st := newStore(t, clock)
-	long, err := tiers.NewSummary(st, tiers.SummaryOptions{TTL: 7 * 24 * time.Hour, Clock: clock.Now})
+	long, err := tiers.NewSummary(st, tiers.SummaryOptions{TTL: 7 * 24 * time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	noTTL, err := tiers.NewSummary(st, tiers.SummaryOptions{Clock: clock.Now})
+	noTTL, err := tiers.NewSummary(st, tiers.SummaryOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestSummaryTTLShortened(t *testing.T) {
 	clock.Advance(2 * time.Hour)
 	mustSave(t, long, alice, step(3))
 
-	short, err := tiers.NewSummary(st, tiers.SummaryOptions{TTL: time.Hour, Clock: clock.Now})
+	short, err := tiers.NewSummary(st, tiers.SummaryOptions{TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
-	"github.com/agentmem/memory/internal/tokens"
 )
 
 // Defaults of VectorOptions. Pruning is on by default: without it a
@@ -53,14 +52,6 @@ type VectorOptions struct {
 	// each Save the oldest beyond it are deleted. Zero means
 	// DefaultVectorMaxEntries; negative is invalid.
 	MaxEntries int
-	// Posture is the identity requirements Save, Recall and Search enforce,
-	// as a backend.Store does.
-	Posture memory.Posture
-	// Tokens counts each entry's tokens once, when it is saved, and the
-	// block's framing; nil means exact cl100k_base counts.
-	Tokens memory.TokenCounter
-	// Clock stamps entries and judges their age; nil means time.Now.
-	Clock backend.Clock
 }
 
 // Vector is the "vector" memory type: at the end of each step Save writes
@@ -68,8 +59,9 @@ type VectorOptions struct {
 // type) as a timestamped .txt file in a directory; at the start of the
 // next, Recall reads entries newest first and injects as many as fit in
 // MaxContextTokens, in the "[Previous execution context]" block (oldest
-// line first, as Summary renders it). Search finds entries by keyword,
-// scored by term frequency, for the vector-search tool.
+// line first, each rendered by RecalledLine, as Summary renders it).
+// Search finds entries by keyword, scored by term frequency, for the
+// vector-search tool.
 //
 // Entry files are named "<unix nanoseconds, 19 digits>-<counter>-<random
 // 64 bits>.txt", so names sort by time and never collide, and hold a short
@@ -108,10 +100,14 @@ type VectorOptions struct {
 // (restoring a backup), call Rebuild. Entry files removed by hand are
 // skipped.
 //
-// Scope: each entry records its writer's identity, and every call sees
-// only the entries of the caller's agent level (tenant and agent, plus
-// user when the caller has one), so agents sharing a directory never see
-// each other's memory. Pruning (MaxEntries, TTL) applies per scope too.
+// Scope: the Vector keeps its entries in the directory, not in its
+// *backend.Store; the store is its source of posture, token counter and
+// clock. Each entry records its writer's identity, every Save passes the
+// store's write check, and every call sees only the entries of the
+// caller's agent level as the store derives it (tenant and agent, plus
+// the user when the caller has one or the posture requires it), so agents
+// sharing a directory never see each other's memory. Pruning (MaxEntries,
+// TTL) applies per scope too.
 //
 // A Vector is safe for concurrent use by many goroutines and processes.
 type Vector struct {
@@ -119,9 +115,7 @@ type Vector struct {
 	budget     int
 	ttl        time.Duration
 	maxEntries int
-	posture    memory.Posture
-	tokens     memory.TokenCounter
-	clock      backend.Clock
+	store      *backend.Store
 	frame      int
 	closed     atomic.Bool
 
@@ -138,13 +132,18 @@ var (
 
 // NewVector opens vector memory in opt.Dir, creating the directory if
 // needed, removing what crashed writers left behind, and rebuilding the
-// index if it is missing. It fails with memory.ErrInvalidArgument for a
+// index if it is missing. Its scope, token counts and clock come from
+// store, which it never writes to and does not close; a program whose
+// only storage is the directory can pass a store over the in-memory
+// driver. It fails with memory.ErrInvalidArgument for a nil store or a
 // negative option.
-func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
+func NewVector(ctx context.Context, store *backend.Store, opt VectorOptions) (*Vector, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	switch {
+	case store == nil:
+		return nil, needStore("vector")
 	case opt.MaxContextTokens < 0:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "vector MaxContextTokens is %d; it cannot be negative", opt.MaxContextTokens)
 	case opt.TTL < 0:
@@ -157,9 +156,7 @@ func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
 		budget:     opt.MaxContextTokens,
 		ttl:        opt.TTL,
 		maxEntries: opt.MaxEntries,
-		posture:    opt.Posture,
-		tokens:     opt.Tokens,
-		clock:      opt.Clock,
+		store:      store,
 	}
 	if v.dir == "" {
 		v.dir = DefaultVectorDir
@@ -173,10 +170,7 @@ func NewVector(ctx context.Context, opt VectorOptions) (*Vector, error) {
 	if v.maxEntries == 0 {
 		v.maxEntries = DefaultVectorMaxEntries
 	}
-	if v.tokens == nil {
-		v.tokens = tokens.Counter{}
-	}
-	frame, err := v.tokens.CountTokens(ctx, frameText)
+	frame, err := store.Tokens().CountTokens(ctx, frameText)
 	if err != nil {
 		return nil, err
 	}
@@ -214,9 +208,10 @@ func (v *Vector) check(ctx context.Context) error {
 	return nil
 }
 
-// scope derives the agent-level filter every read and prune uses.
+// scope derives, through the store, the agent-level filter every read and
+// prune uses.
 func (v *Vector) scope(id memory.Identity) (memory.Filter, error) {
-	return v.posture.Filter(id, memory.LevelAgent)
+	return v.store.Filter(id, memory.LevelAgent)
 }
 
 // stale reports whether an entry created at ns (unix nanoseconds) is older
@@ -226,14 +221,16 @@ func (v *Vector) stale(ns int64, now time.Time) bool {
 }
 
 // Recall returns the newest entries visible to id at the agent level as
-// the "[Previous execution context]" block, oldest line first. It reads
-// the index backwards from its end and stops at the first entry that does
-// not fit in MaxContextTokens (the framing's count plus, per entry, its
-// token count and one for its line break), after MaxEntries entries, or
-// at the first entry older than the TTL; it opens only the entries it
-// injects. Entries deleted by another process meanwhile are skipped. With
-// nothing to recall the Recollection is empty. Each Record's ID is the
-// entry's file name.
+// the "[Previous execution context]" block, oldest line first, each line
+// rendered by RecalledLine (so recalled text cannot forge a delimiter). It
+// reads the index backwards from its end and stops at the first entry that
+// does not fit in MaxContextTokens (the framing's count plus, per entry,
+// its token count — counted again when the rendering changed the line —
+// and one for its line break), after MaxEntries entries, or at the first
+// entry older than the TTL; it opens only the entries it injects. Entries
+// deleted by another process meanwhile are skipped. With nothing to recall
+// the Recollection is empty. Each Record's ID is the entry's file name and
+// its Content the entry's text as stored.
 func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
 	if err := v.check(ctx); err != nil {
 		return memory.Recollection{}, err
@@ -247,10 +244,11 @@ func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recolle
 		return memory.Recollection{}, err
 	}
 	defer f.Close()
-	now := v.clock.Now()
+	now := v.store.Now()
 	used := v.frame
 	deleted := map[string]bool{}
 	var kept []memory.Record
+	var lines []string
 	var readErr error
 	err = readBackward(f, int64(headerLen), size, func(line []byte) bool {
 		add, e, ok := parseLine(line)
@@ -262,10 +260,18 @@ func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recolle
 			return true
 		case deleted[e.name] || !filter.Matches(e.who):
 			return true
-		case v.stale(e.created, now) || len(kept) == v.maxEntries || used+e.tokens+1 > v.budget:
+		case v.stale(e.created, now) || len(kept) == v.maxEntries:
 			return false
 		}
 		if readErr = ctx.Err(); readErr != nil {
+			return false
+		}
+		rendered, n, err := v.renderLine(ctx, e.text, e.tokens)
+		if err != nil {
+			readErr = err
+			return false
+		}
+		if used+n+1 > v.budget {
 			return false
 		}
 		text, found, err := readEntry(v.dir, e)
@@ -273,10 +279,21 @@ func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recolle
 			readErr = err
 			return false
 		}
-		if found {
-			used += e.tokens + 1
-			kept = append(kept, e.record(text))
+		if !found {
+			return true
 		}
+		if text != e.text { // the index and the file disagree on the text: the file's counts
+			if rendered, n, err = v.renderLine(ctx, text, -1); err != nil {
+				readErr = err
+				return false
+			}
+			if used+n+1 > v.budget {
+				return false
+			}
+		}
+		used += n + 1
+		kept = append(kept, e.record(text))
+		lines = append(lines, rendered)
 		return true
 	})
 	if err == nil {
@@ -286,11 +303,20 @@ func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recolle
 		return memory.Recollection{}, err
 	}
 	slices.Reverse(kept)
-	lines := make([]string, len(kept))
-	for i, r := range kept {
-		lines[i] = r.Content
-	}
+	slices.Reverse(lines)
 	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
+}
+
+// renderLine returns text rendered by RecalledLine and the rendered line's
+// token count: tokens when the rendering left text unchanged and tokens is
+// known (not negative), else a fresh count by the store's counter.
+func (v *Vector) renderLine(ctx context.Context, text string, tokens int) (string, int, error) {
+	line := RecalledLine(text)
+	if line == text && tokens >= 0 {
+		return line, tokens, nil
+	}
+	n, err := v.store.Tokens().CountTokens(ctx, line)
+	return line, max(0, n), err
 }
 
 // record returns e with its text as a memory.Record: a step summary whose
@@ -310,27 +336,21 @@ func (e vectorEntry) record(text string) memory.Record {
 // Save writes step's one-line summary (Step.Summary) as a new entry
 // attributed to id, then prunes id's scope: entries beyond the newest
 // MaxEntries and entries older than the TTL are deleted. The step must
-// pass Step.Validate and id must hold the agent level's fields (and pass
-// the posture's write check); both are checked before anything is
-// written. The entry is durable when Save returns. If pruning fails after
-// the entry was written, Save returns the error and the next Save prunes
-// again.
+// pass Step.Validate (invalid UTF-8 in its input or output is refused, not
+// repaired), and id must pass the store's write check and hold the agent
+// level's fields; all are checked before anything is written. The entry
+// is durable when Save returns. If pruning fails after the entry was
+// written, Save returns the error and the next Save prunes again.
 func (v *Vector) Save(ctx context.Context, id memory.Identity, step Step) error {
 	if err := v.check(ctx); err != nil {
 		return err
 	}
-	if err := step.Validate(); err != nil {
-		return err
-	}
-	if err := v.posture.CheckWrite(id); err != nil {
-		return err
-	}
-	filter, err := v.scope(id)
+	filter, err := saveScope(ctx, v.store, id, memory.LevelAgent, step)
 	if err != nil {
 		return err
 	}
 	text := step.Summary() // at most a few KiB: Step bounds every part
-	n, err := v.tokens.CountTokens(ctx, text)
+	n, err := v.store.Tokens().CountTokens(ctx, text)
 	if err != nil {
 		return err
 	}
@@ -365,7 +385,7 @@ func (v *Vector) Save(ctx context.Context, id memory.Identity, step Step) error 
 // rather than improbable. The caller holds the exclusive lock.
 func (v *Vector) freshName() (string, error) {
 	for {
-		name, err := newEntryName(v.clock.Now())
+		name, err := newEntryName(v.store.Now())
 		if err != nil {
 			return "", err
 		}

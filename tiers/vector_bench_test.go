@@ -79,7 +79,7 @@ func benchVector(b *testing.B, n int) *Vector {
 	dir := b.TempDir()
 	seedVector(b, dir, n, benchWho, tokens.Counter{})
 	now := benchBase.Add(time.Duration(n)*time.Second + time.Hour)
-	v, err := NewVector(context.Background(), VectorOptions{Dir: dir, MaxEntries: 2 * n, Clock: func() time.Time { return now }})
+	v, err := NewVector(context.Background(), testStore(b, func() time.Time { return now }, nil), VectorOptions{Dir: dir, MaxEntries: 2 * n})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -99,11 +99,11 @@ func reportMedian(b *testing.B, took []time.Duration) {
 func BenchmarkVectorLoad100k(b *testing.B) {
 	v := benchVector(b, 100_000)
 	ctx := context.Background()
-	opt := VectorOptions{Dir: v.dir, MaxContextTokens: 8000, MaxEntries: v.maxEntries, Clock: v.clock}
+	opt := VectorOptions{Dir: v.dir, MaxContextTokens: 8000, MaxEntries: v.maxEntries}
 	var took []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		fresh, err := NewVector(ctx, opt)
+		fresh, err := NewVector(ctx, v.store, opt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -160,13 +160,13 @@ func BenchmarkVectorSearch10k(b *testing.B) {
 func BenchmarkVectorSearchCold10k(b *testing.B) {
 	v := benchVector(b, 10_000)
 	ctx := context.Background()
-	opt := VectorOptions{Dir: v.dir, MaxEntries: v.maxEntries, Clock: v.clock}
+	opt := VectorOptions{Dir: v.dir, MaxEntries: v.maxEntries}
 	queries := []string{"payments latency spike", "openssl cve upgrade patch", "postgres replica lag", "dns failure timeout network"}
 	var took []time.Duration
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		fresh, err := NewVector(ctx, opt)
+		fresh, err := NewVector(ctx, v.store, opt)
 		if err != nil {
 			b.Fatal(err)
 		}

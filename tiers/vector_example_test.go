@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers"
 )
 
@@ -22,7 +24,11 @@ func ExampleVector() {
 	}
 	defer os.RemoveAll(dir)
 
-	mem, err := tiers.NewVector(ctx, tiers.VectorOptions{Dir: dir, MaxContextTokens: 8000})
+	// The store is the source of posture, token counts and clock; the
+	// entries themselves live in the directory.
+	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	defer store.Close()
+	mem, err := tiers.NewVector(ctx, store, tiers.VectorOptions{Dir: dir, MaxContextTokens: 8000})
 	if err != nil {
 		log.Fatal(err)
 	}

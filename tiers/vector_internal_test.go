@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
 )
 
 // wordCounter counts words: a cheap stand-in where exact counts do not
@@ -20,6 +24,15 @@ func (wordCounter) CountTokens(_ context.Context, s string) (int, error) {
 	return len(strings.Fields(s)), nil
 }
 
+// testStore returns a Store over a fresh in-memory driver with clock and
+// counter; nil means the defaults.
+func testStore(tb testing.TB, clock backend.Clock, counter memory.TokenCounter) *backend.Store {
+	tb.Helper()
+	s := backend.NewStore(inmem.New(inmem.Options{Clock: clock}), backend.StoreOptions{Clock: clock, Tokens: counter})
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
 // TestVectorIndexCompacts checks that pruning rewrites the index once
 // removal lines dominate it, that the search index drops the pruned
 // entries, and that everything still reads.
@@ -28,7 +41,7 @@ func TestVectorIndexCompacts(t *testing.T) {
 	seedVector(t, dir, 1100, benchWho, wordCounter{})
 	now := benchBase.Add(2 * time.Hour)
 	ctx := context.Background()
-	v, err := NewVector(ctx, VectorOptions{Dir: dir, MaxEntries: 3, Clock: func() time.Time { return now }})
+	v, err := NewVector(ctx, testStore(t, func() time.Time { return now }, nil), VectorOptions{Dir: dir, MaxEntries: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +127,7 @@ func TestEntryNames(t *testing.T) {
 // directory lock gives up with the context's error, and writes nothing.
 func TestVectorLockWaitHonoursContext(t *testing.T) {
 	ctx := context.Background()
-	v, err := NewVector(ctx, VectorOptions{Dir: t.TempDir()})
+	v, err := NewVector(ctx, testStore(t, nil, nil), VectorOptions{Dir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

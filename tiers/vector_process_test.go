@@ -58,7 +58,7 @@ func vectorChild() error {
 		return err
 	}
 	ctx := context.Background()
-	v, err := tiers.NewVector(ctx, tiers.VectorOptions{Dir: dir})
+	v, err := tiers.NewVector(ctx, plainStore(), tiers.VectorOptions{Dir: dir})
 	if err != nil {
 		return err
 	}
@@ -108,7 +108,7 @@ func TestVectorTwoProcesses(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	v, err := tiers.NewVector(ctx, tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
+	v, err := tiers.NewVector(ctx, plainStore(), tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

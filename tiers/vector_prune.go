@@ -16,7 +16,7 @@ func (v *Vector) pruneLocked(ctx context.Context, filter memory.Filter) error {
 	if err := v.refreshLocked(); err != nil {
 		return err
 	}
-	now := v.clock.Now()
+	now := v.store.Now()
 	var doomed []*viewEntry
 	kept := 0
 	for i := len(v.view.order) - 1; i >= 0; i-- {
@@ -104,14 +104,14 @@ func (v *Vector) compactLocked() error {
 	return nil
 }
 
-// Forget erases the entries visible to id at level, under the Vector's
-// posture, and reports how many it removed. A level whose fields id lacks
-// is memory.ErrIncompleteScope.
+// Forget erases the entries visible to id at level, as the store derives
+// the level's filter, and reports how many it removed. A level whose
+// fields id lacks is memory.ErrIncompleteScope.
 func (v *Vector) Forget(ctx context.Context, id memory.Identity, level memory.Level) (int64, error) {
 	if err := v.check(ctx); err != nil {
 		return 0, err
 	}
-	filter, err := v.posture.Filter(id, level)
+	filter, err := v.store.Filter(id, level)
 	if err != nil {
 		return 0, err
 	}

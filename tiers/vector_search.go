@@ -56,7 +56,7 @@ type VectorMatch struct {
 // k must be between 1 and MaxSearchResults, and query valid UTF-8 of at
 // most MaxSearchQueryBytes bytes holding at least one word; otherwise the
 // error is memory.ErrInvalidArgument (memory.ErrTooLarge for a long
-// query).
+// query), as CheckSearch reports it.
 func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k int) ([]VectorMatch, error) {
 	if err := v.check(ctx); err != nil {
 		return nil, err
@@ -74,7 +74,7 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 	if err := v.refreshSearch(ctx); err != nil {
 		return nil, err
 	}
-	now := v.clock.Now()
+	now := v.store.Now()
 	keep := func(e *viewEntry) bool {
 		return filter.Matches(e.who) && !v.stale(e.created, now)
 	}
@@ -99,6 +99,18 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 		}
 	}
 	return out, nil
+}
+
+// CheckSearch returns the error Search gives for query and k before it
+// reads anything, or nil when Search accepts them: k must be between 1
+// and MaxSearchResults, and query valid UTF-8 of at most
+// MaxSearchQueryBytes bytes holding at least one word (a run of letters
+// or digits). Violations are memory.ErrInvalidArgument, a long query
+// memory.ErrTooLarge. The vector-search tool checks a model's arguments
+// with it, so a Search it then runs fails only for real failures.
+func CheckSearch(query string, k int) error {
+	_, err := queryTerms(query, k)
+	return err
 }
 
 // searchIndexed ranks with the built search index. An entry removed by

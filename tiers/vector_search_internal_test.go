@@ -147,7 +147,8 @@ func TestVectorSearchColdWarmMatchReference(t *testing.T) {
 	now := benchBase.Add(600 * time.Second)
 	clock := func() time.Time { return now }
 	ctx := context.Background()
-	opt := VectorOptions{Dir: dir, TTL: ttl, MaxEntries: 1000, Clock: clock, Tokens: wordCounter{}}
+	store := testStore(t, clock, wordCounter{})
+	opt := VectorOptions{Dir: dir, TTL: ttl, MaxEntries: 1000}
 	check := func(v *Vector, id memory.Identity, query string, k int, what string) {
 		t.Helper()
 		got, err := v.Search(ctx, id, query, k)
@@ -162,7 +163,7 @@ func TestVectorSearchColdWarmMatchReference(t *testing.T) {
 	ids := []memory.Identity{eqAgentA, eqAgentB, eqUserA}
 	for i := range 40 {
 		query, id, k := randomQuery(rng), ids[rng.IntN(len(ids))], 1+rng.IntN(20)
-		v, err := NewVector(ctx, opt)
+		v, err := NewVector(ctx, store, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,7 +177,7 @@ func TestVectorSearchColdWarmMatchReference(t *testing.T) {
 		}
 		check(v, id, query, k, "warm")
 		if i%10 == 0 { // another process saves and prunes
-			other, err := NewVector(ctx, VectorOptions{Dir: dir, TTL: ttl, MaxEntries: 150, Clock: clock, Tokens: wordCounter{}})
+			other, err := NewVector(ctx, store, VectorOptions{Dir: dir, TTL: ttl, MaxEntries: 150})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,9 +202,10 @@ func TestVectorSearchBuildReconciles(t *testing.T) {
 	now := benchBase.Add(time.Hour)
 	clock := func() time.Time { return now }
 	ctx := context.Background()
-	opt := VectorOptions{Dir: dir, MaxEntries: 1000, Clock: clock, Tokens: wordCounter{}}
+	store := testStore(t, clock, wordCounter{})
+	opt := VectorOptions{Dir: dir, MaxEntries: 1000}
 	for _, replace := range []bool{false, true} {
-		v, err := NewVector(ctx, opt)
+		v, err := NewVector(ctx, store, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +217,7 @@ func TestVectorSearchBuildReconciles(t *testing.T) {
 		v.mu.Unlock()
 		// Meanwhile another process saves (pruning eqAgentA down to 50)
 		// and, the second time, rebuilds the index file.
-		other, err := NewVector(ctx, VectorOptions{Dir: dir, MaxEntries: 50, Clock: clock, Tokens: wordCounter{}})
+		other, err := NewVector(ctx, store, VectorOptions{Dir: dir, MaxEntries: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -268,7 +270,7 @@ func TestVectorCloseStopsBuild(t *testing.T) {
 	dir := t.TempDir()
 	seedVector(t, dir, 3000, benchWho, wordCounter{})
 	now := benchBase.Add(time.Hour + 3000*time.Second)
-	v, err := NewVector(context.Background(), VectorOptions{Dir: dir, Clock: func() time.Time { return now }})
+	v, err := NewVector(context.Background(), testStore(t, func() time.Time { return now }, nil), VectorOptions{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}

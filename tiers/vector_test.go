@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers"
 )
@@ -22,16 +23,21 @@ var (
 	retriever = memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai/retriever", Session: "run-1"}
 )
 
-// newVector opens vector memory in a fresh temporary directory on clock.
+// newVector opens vector memory in a fresh temporary directory (unless
+// opt names one) with a fresh store on clock.
 func newVector(t *testing.T, clock *fakeClock, opt tiers.VectorOptions) *tiers.Vector {
+	t.Helper()
+	return vectorOn(t, newStore(t, clock), opt)
+}
+
+// vectorOn opens vector memory over st in a fresh temporary directory
+// (unless opt names one).
+func vectorOn(t *testing.T, st *backend.Store, opt tiers.VectorOptions) *tiers.Vector {
 	t.Helper()
 	if opt.Dir == "" {
 		opt.Dir = t.TempDir()
 	}
-	if opt.Clock == nil {
-		opt.Clock = clock.Now
-	}
-	v, err := tiers.NewVector(context.Background(), opt)
+	v, err := tiers.NewVector(context.Background(), st, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,6 +369,7 @@ func TestVectorIndexMissingOrCorrupt(t *testing.T) {
 
 func TestVectorConcurrentWriters(t *testing.T) {
 	dir := t.TempDir()
+	st := plainStore()
 	const writers, each = 6, 15
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
@@ -370,7 +377,7 @@ func TestVectorConcurrentWriters(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v, err := tiers.NewVector(context.Background(), tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
+			v, err := tiers.NewVector(context.Background(), st, tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
 			if err != nil {
 				errs <- err
 				return
@@ -394,7 +401,7 @@ func TestVectorConcurrentWriters(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	v, err := tiers.NewVector(context.Background(), tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
+	v, err := tiers.NewVector(context.Background(), st, tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -507,17 +514,21 @@ func TestVectorSearchSeesOtherProcesses(t *testing.T) {
 func TestVectorErrors(t *testing.T) {
 	clock := newClock()
 	ctx := context.Background()
+	st := newStore(t, clock)
 	for _, opt := range []tiers.VectorOptions{{MaxContextTokens: -1}, {TTL: -time.Second}, {MaxEntries: -1}} {
 		opt.Dir = t.TempDir()
-		if _, err := tiers.NewVector(ctx, opt); !errors.Is(err, memory.ErrInvalidArgument) {
+		if _, err := tiers.NewVector(ctx, st, opt); !errors.Is(err, memory.ErrInvalidArgument) {
 			t.Errorf("NewVector(%+v) = %v, want ErrInvalidArgument", opt, err)
 		}
+	}
+	if _, err := tiers.NewVector(ctx, nil, tiers.VectorOptions{Dir: t.TempDir()}); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("NewVector(nil store) = %v, want ErrInvalidArgument", err)
 	}
 	file := filepath.Join(t.TempDir(), "file")
 	if err := os.WriteFile(file, nil, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tiers.NewVector(ctx, tiers.VectorOptions{Dir: file}); err == nil {
+	if _, err := tiers.NewVector(ctx, st, tiers.VectorOptions{Dir: file}); err == nil {
 		t.Error("NewVector over a regular file succeeded")
 	}
 
@@ -573,7 +584,7 @@ func TestVectorErrors(t *testing.T) {
 
 func TestVectorRequirePrincipal(t *testing.T) {
 	clock := newClock()
-	v := newVector(t, clock, tiers.VectorOptions{Posture: memory.Posture{RequirePrincipal: true}})
+	v := vectorOn(t, postureStore(t, clock, memory.Posture{RequirePrincipal: true}), tiers.VectorOptions{})
 	if err := v.Save(context.Background(), monitor, vstep(0)); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Fatalf("Save without a user under RequirePrincipal = %v", err)
 	}

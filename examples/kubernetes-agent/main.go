@@ -53,6 +53,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/tiers"
 	"github.com/agentmem/memory/tiers/vectortool"
@@ -146,22 +147,24 @@ func run(ctx context.Context, c config) error {
 	}
 
 	// 3. Build the memory spec.memory describes: FromSpec checks it
-	//    against MEMORY_TYPE; we supply the storage for where we run.
+	//    against MEMORY_TYPE; we supply the storage for where we run. Every
+	//    type takes a store, the one source of the posture (here the zero
+	//    posture; a host that requires a principal sets it once, here):
+	//    summary memory keeps its lines in it, the other types nothing, so
+	//    for them a store over the in-memory driver does.
+	storeOpts := backend.StoreOptions{}
 	env := tiers.EnvironmentFromOS()
 	typ := a.Memory.MemoryType()
 	if env.MemoryType != "" {
 		typ = tiers.MemoryType(env.MemoryType)
 	}
 	fmt.Fprintf(out, "Memory:  %s\n", describeSpec(typ, a.Memory))
-	var deps tiers.Deps
+	var store *backend.Store
 	switch typ {
 	case tiers.TypeSummary:
-		store, err := summaryStore(c, a, ns, who, inCluster, restConfig)
-		if err != nil {
+		if store, err = summaryStore(c, a, ns, who, inCluster, restConfig, storeOpts); err != nil {
 			return err
 		}
-		defer store.Close()
-		deps.Store = store
 	case tiers.TypeVector:
 		dir, err := vectorDir(inCluster)
 		if err != nil {
@@ -169,10 +172,13 @@ func run(ctx context.Context, c config) error {
 		}
 		env.MountPath = dir
 		fmt.Fprintf(out, "Storage: directory %s (%s)\n", dir, vectorWhere(inCluster))
+		store = backend.NewStore(inmem.New(inmem.Options{}), storeOpts)
 	default:
 		fmt.Fprintln(out, "Storage: none, nothing outlives the step")
+		store = backend.NewStore(inmem.New(inmem.Options{}), storeOpts)
 	}
-	mem, err := tiers.FromSpec(ctx, a.Memory, env, deps)
+	defer store.Close()
+	mem, err := tiers.FromSpec(ctx, store, a.Memory, env)
 	if err != nil {
 		return err
 	}
@@ -222,9 +228,9 @@ func run(ctx context.Context, c config) error {
 	return nil
 }
 
-// summaryStore opens the store of summary memory: the agent's ConfigMap in
-// a cluster, the SQLite file otherwise.
-func summaryStore(c config, a agent, ns string, who memory.Identity, inCluster bool, restConfig *rest.Config) (*backend.Store, error) {
+// summaryStore opens the store of summary memory, with opts: the agent's
+// ConfigMap in a cluster, the SQLite file otherwise.
+func summaryStore(c config, a agent, ns string, who memory.Identity, inCluster bool, restConfig *rest.Config, opts backend.StoreOptions) (*backend.Store, error) {
 	if inCluster {
 		client, err := c.newClient(restConfig)
 		if err != nil {
@@ -241,7 +247,7 @@ func summaryStore(c config, a agent, ns string, who memory.Identity, inCluster b
 			return nil, err
 		}
 		fmt.Fprintf(c.out, "Storage: ConfigMap %s/%s\n", ns, name)
-		return backend.NewStore(d, backend.StoreOptions{}), nil
+		return backend.NewStore(d, opts), nil
 	}
 	path, err := databasePath()
 	if err != nil {
@@ -252,7 +258,7 @@ func summaryStore(c config, a agent, ns string, who memory.Identity, inCluster b
 		return nil, err
 	}
 	fmt.Fprintf(c.out, "Storage: SQLite file %s (AGENTMEM_DB overrides)\n", path)
-	return backend.NewStore(d, backend.StoreOptions{}), nil
+	return backend.NewStore(d, opts), nil
 }
 
 // databasePath is $AGENTMEM_DB, or kubernetes-agent.db in the user's cache

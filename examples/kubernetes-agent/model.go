@@ -51,7 +51,10 @@ func runStep(ctx context.Context, model llms.Model, system, task string, search 
 			if call.FunctionCall != nil {
 				name, args = call.FunctionCall.Name, call.FunctionCall.Arguments
 			}
-			result := callTool(ctx, search, name, args)
+			result, err := callTool(ctx, search, name, args)
+			if err != nil {
+				return "", err
+			}
 			fmt.Fprintf(out, "\nTool call: %s %s\n%s\n\n", name, args, indent(result))
 			msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
 				llms.ToolCallResponse{ToolCallID: call.ID, Name: name, Content: result},
@@ -61,17 +64,15 @@ func runStep(ctx context.Context, model llms.Model, system, task string, search 
 	return "", fmt.Errorf("the model gave no answer in %d calls", maxModelCalls)
 }
 
-// callTool runs one tool call. Errors go back to the model as the result,
-// as a ReAct loop does, so it can correct its call.
-func callTool(ctx context.Context, search *vectortool.Tool, name, args string) string {
+// callTool runs one tool call. A call the model got wrong (a tool that is
+// not offered, arguments vector-search cannot use) goes back to the model
+// as the result, so it can correct its call; an error is a real failure
+// (a done context, closed memory, storage), which ends the step.
+func callTool(ctx context.Context, search *vectortool.Tool, name, args string) (string, error) {
 	if search == nil || name != vectortool.Name {
-		return fmt.Sprintf("error: there is no tool %q", name)
+		return fmt.Sprintf("error: there is no tool %q", name), nil
 	}
-	result, err := search.Call(ctx, args)
-	if err != nil {
-		return "error: " + err.Error()
-	}
-	return result
+	return search.Call(ctx, args)
 }
 
 // scriptedModel stands in for a real model so the example needs no API

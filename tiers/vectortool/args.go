@@ -31,10 +31,13 @@ type Args struct {
 // ParseArgs parses the model's input: either a JSON object
 // {"query": "...", "k": n} with k optional (DefaultK) and no other fields,
 // or, when the input does not start with "{", plain text taken whole as
-// the query. The query must not be empty, and k must be a whole number
-// from 1 to tiers.MaxSearchResults. Input that is not valid UTF-8, not
-// well-formed JSON, or out of range is memory.ErrInvalidArgument; input
-// longer than MaxInputBytes is memory.ErrTooLarge.
+// the query. k must be a whole number from 1 to tiers.MaxSearchResults,
+// and the query must be one tiers.Vector.Search accepts (tiers.CheckSearch:
+// at least one word, at most tiers.MaxSearchQueryBytes bytes), so arguments
+// ParseArgs returns never make Search fail. Input that is not valid UTF-8,
+// not well-formed JSON, holds unknown fields or is out of range is
+// memory.ErrInvalidArgument; input longer than MaxInputBytes, or a longer
+// query, is memory.ErrTooLarge.
 func ParseArgs(input string) (Args, error) {
 	if len(input) > MaxInputBytes {
 		return Args{}, memory.Errorf(memory.ErrTooLarge, "vector-search input is %d bytes, the limit is %d", len(input), MaxInputBytes)
@@ -52,6 +55,9 @@ func ParseArgs(input string) (Args, error) {
 	}
 	if args.Query == "" {
 		return Args{}, memory.Errorf(memory.ErrInvalidArgument, "vector-search query is empty")
+	}
+	if err := tiers.CheckSearch(args.Query, args.K); err != nil {
+		return Args{}, err
 	}
 	return args, nil
 }

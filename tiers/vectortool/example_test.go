@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers"
 	"github.com/agentmem/memory/tiers/vectortool"
 )
@@ -22,7 +24,11 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	mem, err := tiers.NewVector(ctx, tiers.VectorOptions{Dir: dir})
+	// The store is the memory's source of posture, token counts and clock;
+	// the entries live in the directory.
+	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	defer store.Close()
+	mem, err := tiers.NewVector(ctx, store, tiers.VectorOptions{Dir: dir})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,9 +54,15 @@ func Example() {
 	fmt.Println(lines[0])
 	fmt.Println(strings.HasPrefix(lines[2], "entry ") && strings.Contains(lines[2], ".txt (score 2, saved "))
 	fmt.Println(lines[3])
+
+	// A mistake in the model's arguments is the tool's answer, not an
+	// error: the model reads what was wrong and calls again.
+	out, err = tool.Call(ctx, `{"query": "openssl", "k": 500}`)
+	fmt.Println(strings.SplitN(out, "\n", 2)[0], err)
 	// Output:
 	// vector-search vector-search
 	// 1 match for "openssl vulnerable", best first; cite the entry name:
 	// true
 	// [weekly/scan] Task: Scan images | Result: openssl 3.0.2 is vulnerable (CVE-2022-3602)
+	// The vector-search call was not run: "k" is 500; it must be a whole number from 1 to 100. <nil>
 }

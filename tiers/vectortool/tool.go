@@ -8,11 +8,15 @@
 // Definition gives the JSON-schema function definition (llms.WithFunctions)
 // and LLMTool wraps it as a function tool (llms.WithTools).
 // The search always runs as the identity the host program bound to the
-// Tool, never one taken from the model's arguments.
+// Tool, never one taken from the model's arguments. A model's mistake in
+// its arguments comes back as the tool's text answer, so the model can
+// call again; Call returns a Go error only for failures the model cannot
+// fix.
 package vectortool
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -61,20 +65,53 @@ func (t *Tool) Name() string { return Name }
 // Description returns Description.
 func (t *Tool) Description() string { return Description }
 
-// Call runs a search. input is the model's arguments (see ParseArgs); the
-// result lists the matches, best first, each headed by its entry name.
-// Malformed input is memory.ErrInvalidArgument (memory.ErrTooLarge when
-// too long), never a panic.
+// Call runs a search as the Tool's identity. input is the model's
+// arguments (see ParseArgs); the answer lists the matches, best first,
+// each headed by its entry name (see Format).
+//
+// A mistake in the model's arguments — input that is not UTF-8 or longer
+// than MaxInputBytes, malformed JSON, an unknown field, k out of range, an
+// empty or wordless or too long query — is not a Go error, which would
+// make an agent executor abort the whole run: Call answers with text that
+// starts with MistakePrefix, says what was wrong and how to call the
+// tool, and a nil error, so the model can correct itself. Go errors are
+// kept for real failures, which the model cannot fix: a done context (its
+// error, unchanged), a closed Vector (memory.ErrClosed), a bound identity
+// without the agent-level scope (memory.ErrIncompleteScope), and storage
+// failures (classified, the file-system error reachable with errors.As).
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
 	args, err := ParseArgs(input)
 	if err != nil {
-		return "", err
+		return mistake(err), nil
 	}
 	matches, err := t.mem.Search(ctx, t.who, args.Query, args.K)
 	if err != nil {
 		return "", err
 	}
 	return Format(args.Query, matches), nil
+}
+
+// MistakePrefix starts Call's answer to arguments it could not use.
+const MistakePrefix = "The vector-search call was not run: "
+
+// usage tells the model how to call the tool, after a mistake.
+var usage = fmt.Sprintf(`Call vector-search with a JSON object {"query": "words to look for", "k": %d}: `+
+	`"query" is required and must hold at least one word (at most %d bytes); `+
+	`"k" is optional, a whole number from 1 to %d (default %d); no other fields. Plain text is also taken as the query.`,
+	DefaultK, tiers.MaxSearchQueryBytes, tiers.MaxSearchResults, DefaultK)
+
+// mistake is Call's answer to arguments ParseArgs refused: what was wrong,
+// then how to call the tool.
+func mistake(err error) string {
+	msg := err.Error()
+	var me *memory.Error
+	if errors.As(err, &me) {
+		msg = strings.TrimPrefix(me.Msg, "vector-search arguments: ")
+	}
+	return MistakePrefix + msg + ".\n" + usage + "\n"
 }
 
 // Definition returns the tool's function definition for langchaingo's
@@ -113,7 +150,9 @@ func LLMTool() llms.Tool {
 
 // Format renders matches for the model, best first: a count line, then per
 // match a line naming the entry, its score and when it was saved, followed
-// by the entry's text.
+// by the entry's text as tiers.RecalledLine renders it in the recalled
+// block (one line, the block's delimiters neutralised), so a found entry
+// cannot forge them in the model's context either.
 func Format(query string, matches []tiers.VectorMatch) string {
 	if len(matches) == 0 {
 		return fmt.Sprintf("No memory entries match %q.\n", query)
@@ -125,7 +164,7 @@ func Format(query string, matches []tiers.VectorMatch) string {
 	}
 	fmt.Fprintf(&b, "%d %s for %q, best first; cite the entry name:\n", len(matches), noun, query)
 	for _, m := range matches {
-		fmt.Fprintf(&b, "\nentry %s (score %d, saved %s)\n%s\n", m.Entry, m.Score, m.Created.Format("2006-01-02T15:04:05Z07:00"), m.Text)
+		fmt.Fprintf(&b, "\nentry %s (score %d, saved %s)\n%s\n", m.Entry, m.Score, m.Created.Format("2006-01-02T15:04:05Z07:00"), tiers.RecalledLine(m.Text))
 	}
 	return b.String()
 }

@@ -1,0 +1,183 @@
+package tiers_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/tiers"
+)
+
+// everyType builds every step memory type from st, as an executor does
+// (FromSpec), vector memory in a fresh directory.
+func everyType(t *testing.T, st *backend.Store) map[tiers.MemoryType]tiers.StepMemory {
+	t.Helper()
+	out := map[tiers.MemoryType]tiers.StepMemory{}
+	for _, typ := range tiers.MemoryTypes {
+		mem, err := tiers.FromSpec(context.Background(), st, tiers.Spec{Type: typ}, tiers.Environment{MountPath: t.TempDir()})
+		if err != nil {
+			t.Fatalf("FromSpec(%s): %v", typ, err)
+		}
+		if v, ok := mem.(*tiers.Vector); ok {
+			t.Cleanup(func() { _ = v.Close() })
+		}
+		out[typ] = mem
+	}
+	return out
+}
+
+// errClass names the sentinel err matches: "ok" for nil.
+func errClass(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	for _, kind := range []error{memory.ErrNotFound, memory.ErrInvalidArgument, memory.ErrIncompleteScope, memory.ErrPermissionDenied,
+		memory.ErrConflict, memory.ErrTooLarge, memory.ErrUnimplemented, memory.ErrClosed, context.Canceled} {
+		if errors.Is(err, kind) {
+			return kind.Error()
+		}
+	}
+	return "unclassified: " + err.Error()
+}
+
+// outcome is what each call of one memory type gives one identity.
+type outcome struct {
+	Save, Recall string
+	// ForgetUser and ForgetAgent are Forget at the user and agent levels;
+	// "n/a" for None, which is no memory.Forgetter.
+	ForgetUser, ForgetAgent string
+	// Own is the type's own calls, which must agree with Save and Recall:
+	// Buffer's Add and Window, Vector's Search; "n/a" for the others.
+	Own string
+}
+
+// TestPostureReachesEveryType builds every memory type from one Store
+// (the one source of posture), then changes the store's posture and
+// checks that every type refuses exactly the same writes and reads.
+func TestPostureReachesEveryType(t *testing.T) {
+	ctx := context.Background()
+	full := memory.Identity{Tenant: "acme", User: "alice", Agent: "kaos://agent/ai/monitor", Session: "run-1"}
+	noUser, noAgent := full, full
+	noUser.User, noAgent.Agent = "", ""
+	ids := map[string]memory.Identity{"full": full, "no user": noUser, "no agent": noAgent}
+	const ok, refused = "ok", "memory: incomplete scope"
+	type answers struct{ save, forgetUser, forgetAgent string } // Recall answers as Save does
+	for _, tc := range []struct {
+		name    string
+		posture memory.Posture
+		want    map[string]answers
+	}{
+		{"zero posture", memory.Posture{}, map[string]answers{
+			"full":     {ok, ok, ok},
+			"no user":  {ok, refused, ok},
+			"no agent": {refused, ok, refused}, // the types' agent level needs an agent
+		}},
+		{"RequirePrincipal", memory.Posture{RequirePrincipal: true}, map[string]answers{
+			"full":     {ok, ok, ok},
+			"no user":  {refused, refused, refused},
+			"no agent": {refused, ok, refused},
+		}},
+		{"RequireAgentIdentity", memory.Posture{RequireAgentIdentity: true}, map[string]answers{
+			"full":     {ok, ok, ok},
+			"no user":  {ok, refused, ok},
+			"no agent": {refused, refused, refused},
+		}},
+		{"both", memory.Posture{RequirePrincipal: true, RequireAgentIdentity: true}, map[string]answers{
+			"full":     {ok, ok, ok},
+			"no user":  {refused, refused, refused},
+			"no agent": {refused, refused, refused},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: tc.posture})
+			t.Cleanup(func() { _ = st.Close() })
+			mems := everyType(t, st)
+			for idName, id := range ids {
+				want, got := map[tiers.MemoryType]outcome{}, map[tiers.MemoryType]outcome{}
+				for typ, mem := range mems {
+					w := tc.want[idName]
+					want[typ] = outcome{Save: w.save, Recall: w.save, ForgetUser: w.forgetUser, ForgetAgent: w.forgetAgent, Own: "n/a"}
+					var o outcome
+					o.Save = errClass(mem.Save(ctx, id, step(1)))
+					_, err := mem.Recall(ctx, id)
+					o.Recall = errClass(err)
+					o.ForgetUser, o.ForgetAgent = "n/a", "n/a"
+					if f, isForgetter := mem.(memory.Forgetter); isForgetter {
+						_, err = f.Forget(ctx, id, memory.LevelUser)
+						o.ForgetUser = errClass(err)
+						_, err = f.Forget(ctx, id, memory.LevelAgent)
+						o.ForgetAgent = errClass(err)
+					} else {
+						w := want[typ]
+						w.ForgetUser, w.ForgetAgent = "n/a", "n/a"
+						want[typ] = w
+					}
+					o.Own = "n/a"
+					switch m := mem.(type) {
+					case *tiers.Buffer:
+						add := errClass(m.Add(ctx, id, memory.RoleUser, "hello"))
+						_, err := m.Window(id, 0)
+						o.Own = "Add " + add + ", Window " + errClass(err)
+						w := want[typ]
+						w.Own = "Add " + w.Save + ", Window " + w.Recall
+						want[typ] = w
+					case *tiers.Vector:
+						_, err := m.Search(ctx, id, "in", 3)
+						o.Own = "Search " + errClass(err)
+						w := want[typ]
+						w.Own = "Search " + w.Recall
+						want[typ] = w
+					}
+					got[typ] = o
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("identity %q under %+v (-want +got):\n%s", idName, tc.posture, diff)
+				}
+			}
+		})
+	}
+}
+
+// TestEveryTypeRefusesInvalidUTF8 checks the one rule for text that is
+// not valid UTF-8: every type's Save refuses it, and nothing is stored.
+func TestEveryTypeRefusesInvalidUTF8(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	st := newStore(t, clock)
+	mems := everyType(t, st)
+	who := memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai/monitor", Session: "run-1"}
+	bad := []tiers.Step{
+		{Workflow: "w", Name: "s", Input: "a\xffb", Output: "fine"},
+		{Workflow: "w", Name: "s", Input: "fine", Output: "cut in the middle of \xe6\x97"},
+		{Workflow: "w", Name: "s", Input: "\xc0\x80", Output: ""}, // an overlong NUL
+	}
+	for _, typ := range tiers.MemoryTypes {
+		for _, s := range bad {
+			if err := mems[typ].Save(ctx, who, s); !errors.Is(err, memory.ErrInvalidArgument) {
+				t.Errorf("%s: Save(%q, %q) = %v, want ErrInvalidArgument", typ, s.Input, s.Output, err)
+			}
+		}
+		if typ == tiers.TypeBuffer {
+			b := mems[typ].(*tiers.Buffer)
+			if err := b.Add(ctx, who, memory.RoleUser, "a\xffb"); !errors.Is(err, memory.ErrInvalidArgument) {
+				t.Errorf("buffer: Add of invalid UTF-8 = %v, want ErrInvalidArgument", err)
+			}
+		}
+		if r, err := mems[typ].Recall(ctx, who); err != nil || r.Text != "" {
+			t.Errorf("%s: after refused saves Recall = %q, %v; want nothing", typ, r.Text, err)
+		}
+	}
+	if recs := stored(t, st, who); len(recs) != 0 {
+		t.Errorf("refused saves stored %d summaries", len(recs))
+	}
+	dir := mems[tiers.TypeVector].(*tiers.Vector).Dir()
+	if files, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(files) != 0 {
+		t.Errorf("refused saves wrote vector entries %v", files)
+	}
+}
