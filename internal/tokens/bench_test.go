@@ -1,0 +1,131 @@
+package tokens
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"github.com/pkoukk/tiktoken-go-loader/assets"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// The benchmarks measure this package and the two Go libraries it was
+// chosen against, on the same inputs:
+//
+//	Count:  the LoCoMo dev turns, one CountTokens a turn (MB/s is of the
+//	        turns' text), and one short chat turn;
+//	Word:   a single word of n repeated letters, the worst case of a
+//	        quadratic merge;
+//	Load:   parsing an encoding's ranks, as the first count in a process
+//	        does.
+//
+//	go test -run '^$' -bench . -benchtime 2s ./internal/tokens/
+
+// candidate is a counter under measurement.
+type candidate struct {
+	name  string
+	count func(string) int
+}
+
+func candidates(b *testing.B, enc string) []candidate {
+	c := mustNew(b, enc)
+	if err := c.Load(); err != nil {
+		b.Fatal(err)
+	}
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	pk, err := tiktoken.GetEncoding(enc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tz, err := tokenizer.Get(tokenizer.Encoding(enc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return []candidate{
+		{"tokens", func(s string) int { n, _ := c.CountTokens(context.Background(), s); return n }},
+		{"pkoukk", func(s string) int { return len(pk.EncodeOrdinary(s)) }},
+		{"tokenizer", func(s string) int { n, _ := tz.Count(s); return n }},
+	}
+}
+
+// chatTurn is a short chat turn, the size of backendtest.BenchRecord's.
+const chatTurn = "I finally finished the book you lent me last week, and honestly the ending surprised me. " +
+	"Do you want to grab coffee on Saturday and talk about it? I can bring the sequel too, if you haven't read it yet."
+
+func BenchmarkCount(b *testing.B) {
+	turns := locomoTurns(b)
+	total := 0
+	for _, t := range turns {
+		total += len(t)
+	}
+	for _, enc := range Names() {
+		for _, c := range candidates(b, enc) {
+			b.Run("locomo/"+enc+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(total))
+				for b.Loop() {
+					for _, t := range turns {
+						c.count(t)
+					}
+				}
+			})
+			b.Run("turn/"+enc+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(len(chatTurn)))
+				for b.Loop() {
+					c.count(chatTurn)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkWord(b *testing.B) {
+	for _, size := range []int{64 << 10, 1 << 20} {
+		word := strings.Repeat("a", size)
+		for _, c := range candidates(b, Cl100kBase) {
+			if size > 64<<10 && c.name != "tokens" && !testing.Verbose() {
+				continue // minutes for the quadratic merge; -v runs them
+			}
+			b.Run(sizeName(size)+"/"+c.name, func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					c.count(word)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	for _, enc := range Names() {
+		data, err := assets.Assets.ReadFile(encodings[enc].file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(enc, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := parseTiktoken(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func sizeName(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + "MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + "KiB"
+	}
+	return itoa(n) + "B"
+}
+
+func itoa(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return itoa(n/10) + string(rune('0'+n%10))
+}
