@@ -22,6 +22,9 @@ import (
 //	        does.
 //
 //	go test -run '^$' -bench . -benchtime 2s ./internal/tokens/
+//
+// Besides ns/op, each reports cpu-ns/op: the CPU time of the benchmark's
+// thread per op, which on a shared machine leaves out waiting for a core.
 
 // candidate is a counter under measurement.
 type candidate struct {
@@ -64,17 +67,15 @@ func BenchmarkCount(b *testing.B) {
 		for _, c := range candidates(b, enc) {
 			b.Run("locomo/"+enc+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(total))
-				for b.Loop() {
+				cpuLoop(b, func() {
 					for _, t := range turns {
 						c.count(t)
 					}
-				}
+				})
 			})
 			b.Run("turn/"+enc+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(len(chatTurn)))
-				for b.Loop() {
-					c.count(chatTurn)
-				}
+				cpuLoop(b, func() { c.count(chatTurn) })
 			})
 		}
 	}
@@ -89,9 +90,7 @@ func BenchmarkWord(b *testing.B) {
 			}
 			b.Run(sizeName(size)+"/"+c.name, func(b *testing.B) {
 				b.SetBytes(int64(size))
-				for b.Loop() {
-					c.count(word)
-				}
+				cpuLoop(b, func() { c.count(word) })
 			})
 		}
 	}
@@ -104,13 +103,26 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(enc, func(b *testing.B) {
-			for b.Loop() {
+			b.ReportAllocs()
+			cpuLoop(b, func() {
 				if _, err := parseTiktoken(data); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
+}
+
+// cpuLoop runs f b.N times and reports, besides the wall-clock ns/op,
+// the CPU time of the benchmark's thread per op (cpu-ns/op), which on a
+// shared machine leaves out the time spent waiting for a core.
+func cpuLoop(b *testing.B, f func()) {
+	cpu := threadTime(func() {
+		for b.Loop() {
+			f()
+		}
+	})
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
 
 func sizeName(n int) string {

@@ -137,11 +137,12 @@ func Load(names ...string) error {
 }
 
 // CountTokens returns the number of tokens in text. It returns ctx's
-// error, unchanged, when ctx has ended before the count is done: a long
-// count looks at ctx after every pollEvery units of work (bytes split and
-// joins merged), so it stops within a bounded amount of work. It returns
-// an error if the embedded encoding cannot load, which is a build defect
-// that Load reports at start-up.
+// error, unchanged, when ctx has ended before the count is done: a count
+// looks at ctx every 16 KiB of text it splits and, inside the merge of a
+// long piece, every 16,384 joins, so it stops within that much work once
+// ctx ends (plus the split of the piece at hand, which is linear and at
+// most the text). It returns an error if the embedded encoding cannot
+// load, which is a build defect that Load reports at start-up.
 func (c Counter) CountTokens(ctx context.Context, text string) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -158,42 +159,51 @@ func (c Counter) CountTokens(ctx context.Context, text string) (int, error) {
 	return count(v, e.next, text, &w)
 }
 
-// count splits text with next and merges each piece.
+// count splits text with next and merges each piece. Work is charged as
+// pieces are split, and looked at before a piece is merged, so a count
+// that ends early never starts merging a long piece it will not finish.
 func count(v *vocab, next func(string, int) int, text string, w *work) (int, error) {
 	total, since := 0, 0
 	for i := 0; i < len(text); {
 		j := next(text, i)
-		n, err := v.countPiece(text[i:j], w)
-		if err != nil {
-			return 0, err
-		}
-		total += n
-		since += j - i
-		i = j
-		if since >= pollEvery {
+		if since += j - i; since >= pollEvery {
 			if err := w.add(since); err != nil {
 				return 0, err
 			}
 			since = 0
 		}
+		n, err := v.countPiece(text[i:j], w)
+		if err != nil {
+			return 0, err
+		}
+		total += n
+		i = j
 	}
+	w.n += since
 	return total, nil
 }
 
-// pollEvery is how many units of work a count does between looks at its
-// context.
+// pollEvery is how many bytes a count splits between looks at its
+// context; a long piece's merge also looks every joinsPerPoll joins.
 const pollEvery = 1 << 14
 
-// work tallies a count's work and looks at its context as it grows.
+// work tallies a count's work (bytes split and joins considered) and
+// looks at its context as it grows.
 type work struct {
 	ctx  context.Context
 	done <-chan struct{} // nil: ctx can never end
 	n    int             // units done so far
+	// testPoll, when set, replaces the look at ctx (for tests that end a
+	// count at a chosen point).
+	testPoll func(units int) error
 }
 
 // add records n units of work and returns ctx's error if it has ended.
 func (w *work) add(n int) error {
 	w.n += n
+	if w.testPoll != nil {
+		return w.testPoll(w.n)
+	}
 	if w.done == nil {
 		return nil
 	}

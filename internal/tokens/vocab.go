@@ -2,10 +2,8 @@ package tokens
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"math/bits"
-	"strconv"
 )
 
 // noRank marks a byte sequence that is not a token.
@@ -34,9 +32,10 @@ type vocab struct {
 // that any input can be encoded.
 func parseTiktoken(data []byte) (*vocab, error) {
 	lines := bytes.Count(data, []byte{'\n'}) + 1
-	toks := make([][]byte, 0, lines)
-	ranks := make([]int, 0, lines)
-	total := 0
+	// Decoded tokens are 3/4 of their base64; the file is an upper bound.
+	arena := make([]byte, 0, len(data)*3/4)
+	starts := make([]uint32, 0, lines) // of each line's token in arena, in file order
+	ranks := make([]uint32, 0, lines)
 	for ln := 1; len(data) > 0; ln++ {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -51,42 +50,60 @@ func parseTiktoken(data []byte) (*vocab, error) {
 		if sp < 0 {
 			return nil, fmt.Errorf("line %d: no space", ln)
 		}
-		tok := make([]byte, base64.StdEncoding.DecodedLen(sp))
-		n, err := base64.StdEncoding.Decode(tok, line[:sp])
-		if err != nil || n == 0 {
-			return nil, fmt.Errorf("line %d: bad token: %v", ln, err)
+		at := len(arena)
+		var ok bool
+		if arena, ok = appendBase64(arena, line[:sp]); !ok || len(arena) == at {
+			return nil, fmt.Errorf("line %d: bad token %q", ln, line[:sp])
 		}
-		r, err := strconv.Atoi(string(line[sp+1:]))
-		if err != nil || r < 0 {
+		r, ok := parseRank(line[sp+1:])
+		if !ok {
 			return nil, fmt.Errorf("line %d: bad rank %q", ln, line[sp+1:])
 		}
-		toks = append(toks, tok[:n])
+		starts = append(starts, uint32(at))
 		ranks = append(ranks, r)
-		total += n
 	}
-	n := len(toks)
-	byRank := make([][]byte, n)
-	for i, r := range ranks {
-		if r >= n || byRank[r] != nil {
-			return nil, fmt.Errorf("rank %d is out of range or repeated", r)
-		}
-		byRank[r] = toks[i]
-	}
+	starts = append(starts, uint32(len(arena)))
+	n := len(ranks)
 	v := &vocab{off: make([]uint32, n+1), pair: make([]uint32, 1<<16)}
-	arena := make([]byte, 0, total)
-	for r, t := range byRank {
-		v.off[r] = uint32(len(arena))
-		arena = append(arena, t...)
-		v.maxLen = max(v.maxLen, len(t))
+	inOrder := true
+	for i, r := range ranks {
+		inOrder = inOrder && r == uint32(i)
 	}
-	v.off[n] = uint32(len(arena))
-	v.arena = string(arena)
+	if inOrder { // as OpenAI's files are: the arena is already in rank order
+		copy(v.off, starts)
+		v.arena = string(arena)
+	} else {
+		line := make([]int32, n) // the line of each rank
+		for i := range line {
+			line[i] = -1
+		}
+		for i, r := range ranks {
+			if int(r) >= n || line[r] >= 0 {
+				return nil, fmt.Errorf("rank %d is out of range or repeated", r)
+			}
+			line[r] = int32(i)
+		}
+		sorted := make([]byte, 0, len(arena))
+		for r, i := range line {
+			v.off[r] = uint32(len(sorted))
+			sorted = append(sorted, arena[starts[i]:starts[i+1]]...)
+		}
+		v.off[n] = uint32(len(sorted))
+		v.arena = string(sorted)
+	}
 
 	size := 1 << bits.Len(uint(2*n)) // load factor at most 1/2
 	v.slots = make([]uint64, size)
 	v.mask = uint64(size - 1)
-	for r := range n {
-		t := v.token(uint32(r))
+	for i := range v.pair {
+		v.pair[i] = noRank
+	}
+	for i := range v.byteRank {
+		v.byteRank[i] = noRank
+	}
+	for r := range uint32(n) {
+		t := v.token(r)
+		v.maxLen = max(v.maxLen, len(t))
 		h := hashString(t)
 		i := h & v.mask
 		for v.slots[i] != 0 {
@@ -96,17 +113,81 @@ func parseTiktoken(data []byte) (*vocab, error) {
 			i = (i + 1) & v.mask
 		}
 		v.slots[i] = h>>32<<32 | uint64(r+1)
+		switch len(t) {
+		case 1:
+			v.byteRank[t[0]] = r
+		case 2:
+			v.pair[uint16(t[0])<<8|uint16(t[1])] = r
+		}
 	}
-	for i := range v.pair {
-		v.pair[i] = v.rank(string([]byte{byte(i >> 8), byte(i)}))
-	}
-	for b := range 256 {
-		v.byteRank[b] = v.rank(string([]byte{byte(b)}))
-		if v.byteRank[b] == noRank {
+	for b, r := range v.byteRank {
+		if r == noRank {
 			return nil, fmt.Errorf("byte %#x is not a token", b)
 		}
 	}
 	return v, nil
+}
+
+// base64Value maps standard base64 digits to their values, and every
+// other byte to 0xFF.
+var base64Value = func() (t [256]uint8) {
+	for i := range t {
+		t[i] = 0xFF
+	}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = uint8(i)
+	}
+	return t
+}()
+
+// appendBase64 appends the bytes that the padded standard base64 src
+// encodes. It is encoding/base64's decoding, specialized to the short,
+// strictly padded tokens of a rank file, where the general decoder's
+// set-up per call costs more than the decoding.
+func appendBase64(dst, src []byte) ([]byte, bool) {
+	if len(src)%4 != 0 {
+		return dst, false
+	}
+	for i := 0; i < len(src); i += 4 {
+		a, b := base64Value[src[i]], base64Value[src[i+1]]
+		if a|b == 0xFF {
+			return dst, false
+		}
+		dst = append(dst, a<<2|b>>4)
+		c, d := src[i+2], src[i+3]
+		if i+4 == len(src) && c == '=' && d == '=' {
+			return dst, b&0x0F == 0
+		}
+		cv := base64Value[c]
+		if cv == 0xFF {
+			return dst, false
+		}
+		dst = append(dst, b<<4|cv>>2)
+		if i+4 == len(src) && d == '=' {
+			return dst, cv&0x03 == 0
+		}
+		dv := base64Value[d]
+		if dv == 0xFF {
+			return dst, false
+		}
+		dst = append(dst, cv<<6|dv)
+	}
+	return dst, true
+}
+
+// parseRank parses a rank: decimal digits, below 2^31.
+func parseRank(b []byte) (uint32, bool) {
+	if len(b) == 0 || len(b) > 10 {
+		return 0, false
+	}
+	var r uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		r = r*10 + uint64(c-'0')
+	}
+	return uint32(r), r < 1<<31
 }
 
 // size returns the number of tokens.
