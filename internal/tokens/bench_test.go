@@ -16,7 +16,8 @@ import (
 //
 //	Count:  the LoCoMo dev turns, one CountTokens a turn (MB/s is of the
 //	        turns' text), and one short chat turn;
-//	Word:   a single word of n repeated letters, the worst case of a
+//	Word:   one piece of n bytes (a repeated letter, random letters, a
+//	        repeated CJK character, spaces), the worst case of a
 //	        quadratic merge;
 //	Load:   parsing an encoding's ranks, as the first count in a process
 //	        does.
@@ -83,17 +84,39 @@ func BenchmarkCount(b *testing.B) {
 
 func BenchmarkWord(b *testing.B) {
 	for _, size := range []int{64 << 10, 1 << 20} {
-		word := strings.Repeat("a", size)
-		for _, c := range candidates(b, Cl100kBase) {
-			if size > 64<<10 && c.name != "tokens" && !testing.Verbose() {
-				continue // minutes for the quadratic merge; -v runs them
+		for _, kind := range []string{"a", "random", "中", "spaces"} {
+			text := benchWord(kind, size)
+			for _, enc := range Names() {
+				for _, c := range candidates(b, enc) {
+					if c.name != "tokens" && (kind != "a" || enc != Cl100kBase || size > 64<<10 && !testing.Verbose()) {
+						continue // the libraries on 64 KiB of a (and 1 MiB with -v: minutes)
+					}
+					b.Run(sizeName(size)+"/"+kind+"/"+enc+"/"+c.name, func(b *testing.B) {
+						b.SetBytes(int64(size))
+						cpuLoop(b, func() { c.count(text) })
+					})
+				}
 			}
-			b.Run(sizeName(size)+"/"+c.name, func(b *testing.B) {
-				b.SetBytes(int64(size))
-				cpuLoop(b, func() { c.count(word) })
-			})
 		}
 	}
+}
+
+// benchWord returns size bytes of one piece: a single word of one letter
+// repeated, of random letters, of one CJK character repeated, or a run of
+// spaces.
+func benchWord(kind string, size int) string {
+	switch kind {
+	case "random":
+		r := rng(1)
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte('a' + r.intn(26))
+		}
+		return string(b)
+	case "spaces":
+		return strings.Repeat(" ", size)
+	}
+	return strings.Repeat(kind, size/len(kind))
 }
 
 func BenchmarkLoad(b *testing.B) {

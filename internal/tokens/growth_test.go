@@ -33,6 +33,7 @@ func growthCases(n int) map[string]string {
 		"😀":            rep("😀"),
 		"A o200k":      rep("A"),
 		"random word":  random.String(),
+		"random o200k": random.String(),
 		"spaces":       rep(" ") + "x",
 		"newlines":     rep("\n"),
 		"space-nl":     rep(" \n"),
@@ -57,7 +58,7 @@ func TestGrowth(t *testing.T) {
 	}
 	small, runs := 512<<10, 5
 	if raceEnabled {
-		small, runs = 32<<10, 3
+		small, runs = 128<<10, 3
 	}
 	smallCases, bigCases := growthCases(small), growthCases(4*small)
 	for kind := range smallCases {
@@ -80,7 +81,7 @@ func TestGrowth(t *testing.T) {
 		timeOf(smallCases[kind]) // warm the scratch space
 		var ts, tb time.Duration
 		// Interleave the two sizes so a change of machine load hits both.
-		for range 2 {
+		for range 3 {
 			ts, tb = timeOf(smallCases[kind]), timeOf(bigCases[kind])
 			if tb <= 5*ts {
 				break
