@@ -1,6 +1,7 @@
 package tokens
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 )
@@ -92,10 +93,8 @@ type longState struct {
 	urgent   []uint64 // joins of rank at most the current one, as a min-heap
 }
 
-// memoBits is log2 of the number of joins mergeLong caches.
-const memoBits = 12
-
-const memoSize = 1 << memoBits
+// memoBits is log2 of the most joins mergeLong caches.
+const memoBits = 16
 
 // node is a part of a piece being merged, indexed by its start; the
 // fields sit together because a join reads and writes them together.
@@ -130,12 +129,15 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 	st.node = grow(st.node, n+1)
 	nd := st.node
 	if st.memoKey == nil {
-		st.memoKey = make([]uint64, memoSize)
-		st.memoVal = make([]uint32, memoSize)
-	} else {
-		clear(st.memoKey)
+		st.memoKey = make([]uint64, 1<<memoBits)
+		st.memoVal = make([]uint32, 1<<memoBits)
 	}
-	memoKey, memoVal := st.memoKey, st.memoVal
+	// The memo grows with the piece, up to 1<<memoBits joins, so that a
+	// short piece does not clear a large memo.
+	bits := min(max(bits.Len(uint(n)), 8), memoBits)
+	memoKey, memoVal := st.memoKey[:1<<bits], st.memoVal[:1<<bits]
+	clear(memoKey)
+	shift := 64 - bits
 	if len(st.bucketOf) < v.size() {
 		st.bucketOf = make([]int32, v.size())
 	}
@@ -194,7 +196,7 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 			return
 		}
 		key := (uint64(nd[a].tok)<<32 | uint64(nd[b].tok)) + 1
-		m := (key * 0x9E3779B97F4A7C15) >> (64 - memoBits)
+		m := (key * 0x9E3779B97F4A7C15) >> shift
 		var r uint32
 		if memoKey[m] == key {
 			r = memoVal[m]
