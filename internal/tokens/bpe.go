@@ -88,6 +88,9 @@ type longState struct {
 	// after each piece through used.
 	bucketOf []int32
 	buckets  [][]int32
+	// spare holds emptied bucket arrays for reuse, by log2 of capacity,
+	// so that growing and finishing buckets makes no garbage.
+	spare [32][][]int32
 	used     []uint32 // the ranks with a bucket not yet walked, as a min-heap
 	touched  []uint32 // the ranks with a bucket
 	urgent   []uint64 // joins of rank at most the current one, as a min-heap
@@ -134,10 +137,10 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 	}
 	// The memo grows with the piece, up to 1<<memoBits joins, so that a
 	// short piece does not clear a large memo.
-	bits := min(max(bits.Len(uint(n)), 8), memoBits)
-	memoKey, memoVal := st.memoKey[:1<<bits], st.memoVal[:1<<bits]
+	memoLog := min(max(bits.Len(uint(n)), 8), memoBits)
+	memoKey, memoVal := st.memoKey[:1<<memoLog], st.memoVal[:1<<memoLog]
 	clear(memoKey)
-	shift := 64 - bits
+	shift := 64 - memoLog
 	if len(st.bucketOf) < v.size() {
 		st.bucketOf = make([]int32, v.size())
 	}
@@ -146,12 +149,15 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 	used := st.used[:0]
 	urgent := st.urgent[:0]
 	touched := st.touched[:0]
+	var walk []int32 // the bucket being walked, sorted
 	defer func() {
+		st.release(walk)
 		for _, r := range touched {
 			bucketOf[r] = 0
 		}
 		for i := range buckets {
-			buckets[i] = buckets[i][:0]
+			st.release(buckets[i])
+			buckets[i] = nil
 		}
 		st.buckets, st.used, st.urgent, st.touched = buckets[:0], used[:0], urgent[:0], touched[:0]
 	}()
@@ -165,17 +171,20 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 		}
 		b := bucketOf[r]
 		if b == 0 {
-			if len(buckets) < cap(buckets) {
-				buckets = buckets[:len(buckets)+1]
-			} else {
-				buckets = append(buckets, nil)
-			}
+			buckets = append(buckets, st.take(3))
 			b = int32(len(buckets))
 			bucketOf[r] = b
 			used = heapPush32(used, r)
 			touched = append(touched, r)
 		}
-		buckets[b-1] = append(buckets[b-1], a)
+		q := buckets[b-1]
+		if len(q) == cap(q) {
+			bigger := st.take(bits.Len(uint(cap(q))))[:len(q)]
+			copy(bigger, q)
+			st.release(q)
+			q = bigger
+		}
+		buckets[b-1] = append(q, a)
 	}
 	for k := range n {
 		nd[k] = node{next: int32(k + 1), prev: int32(k - 1), rank: noRank, tok: v.byteRank[piece[k]]}
@@ -211,7 +220,6 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 	}
 
 	parts := n
-	var walk []int32 // the current bucket, sorted
 	wi := 0
 	for seen := 0; ; seen++ {
 		if seen == joinsPerPoll {
@@ -232,7 +240,9 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 			wi++
 		case len(used) > 0:
 			cur, used = heapPop32(used)
-			walk = buckets[bucketOf[cur]-1]
+			st.release(walk) // the bucket walked last
+			i := bucketOf[cur] - 1
+			walk, buckets[i] = buckets[i], nil
 			slices.Sort(walk)
 			wi = 0
 			continue
@@ -254,6 +264,25 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 			rerank(nd[a].prev)
 		}
 	}
+}
+
+// take returns an empty bucket array of capacity 1<<c.
+func (st *longState) take(c int) []int32 {
+	if k := len(st.spare[c]); k > 0 {
+		q := st.spare[c][k-1]
+		st.spare[c] = st.spare[c][:k-1]
+		return q
+	}
+	return make([]int32, 0, 1<<c)
+}
+
+// release keeps q, of a power-of-two capacity, for take.
+func (st *longState) release(q []int32) {
+	if q == nil {
+		return
+	}
+	c := bits.Len(uint(cap(q))) - 1
+	st.spare[c] = append(st.spare[c], q[:0])
 }
 
 // grow returns s resized to n, reusing its array when it is big enough.
