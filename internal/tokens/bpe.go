@@ -90,10 +90,10 @@ type longState struct {
 	buckets  [][]int32
 	// spare holds emptied bucket arrays for reuse, by log2 of capacity,
 	// so that growing and finishing buckets makes no garbage.
-	spare [32][][]int32
-	used     []uint32 // the ranks with a bucket not yet walked, as a min-heap
-	touched  []uint32 // the ranks with a bucket
-	urgent   []uint64 // joins of rank at most the current one, as a min-heap
+	spare   [32][][]int32
+	used    []uint32 // the ranks with a bucket not yet walked, as a min-heap
+	touched []uint32 // the ranks with a bucket
+	urgent  []uint64 // joins of rank at most the current one, as a min-heap
 }
 
 // memoBits is log2 of the most joins mergeLong caches.
