@@ -16,7 +16,7 @@ const noRank = ^uint32(0)
 type vocab struct {
 	arena  string   // the tokens' bytes, concatenated in rank order
 	off    []uint32 // token r is arena[off[r]:off[r+1]]
-	slots  []uint64 // 0: empty; else hash tag<<32 | rank+1
+	slots  []uint64 // 0: empty; else a token's slotEntry
 	mask   uint64
 	maxLen int // the longest token, in bytes; longer sequences are never looked up
 	// pair holds the rank of every two-byte token (noRank for the rest),
@@ -107,12 +107,15 @@ func parseTiktoken(data []byte) (*vocab, error) {
 		h := hashString(t)
 		i := h & v.mask
 		for v.slots[i] != 0 {
-			if v.token(uint32(v.slots[i])-1) == t {
+			if v.token(uint32(v.slots[i]&slotRankMask)) == t {
 				return nil, fmt.Errorf("token %q has two ranks", t)
 			}
 			i = (i + 1) & v.mask
 		}
-		v.slots[i] = h>>32<<32 | uint64(r+1)
+		if len(t) > 0xFF || v.off[r] >= 1<<22 || r > slotRankMask {
+			return nil, fmt.Errorf("token %d (%d bytes at %d) does not fit a slot", r, len(t), v.off[r])
+		}
+		v.slots[i] = slotEntry(h, len(t), v.off[r], r)
 		switch len(t) {
 		case 1:
 			v.byteRank[t[0]] = r
@@ -202,19 +205,34 @@ func (v *vocab) rank(s string) uint32 {
 		return noRank
 	}
 	h := hashString(s)
-	tag := h >> 32
+	want := slotEntry(h, len(s), 0, 0) // the tag and length to match
 	for i := h & v.mask; ; i = (i + 1) & v.mask {
 		e := v.slots[i]
 		if e == 0 {
 			return noRank
 		}
-		if e>>32 == tag {
-			r := uint32(e) - 1
-			if v.arena[v.off[r]:v.off[r+1]] == s {
-				return r
+		if e&^slotPlaceMask == want {
+			off := uint32(e>>18) & (1<<22 - 1)
+			if v.arena[off:off+uint32(len(s))] == s {
+				return uint32(e & slotRankMask)
 			}
 		}
 	}
+}
+
+// A slot packs what a lookup needs into one word, so that a lookup reads
+// the table and then the token's bytes, nothing else: from the top, 16
+// bits of the hash (to skip most mismatches unread), the token's length
+// (8 bits), its offset in the arena (22 bits) and its rank (18 bits). The
+// OpenAI encodings fit: tokens of at most 128 bytes, arenas under 2 MB,
+// fewer than 2^18 tokens.
+const (
+	slotRankMask  = 1<<18 - 1
+	slotPlaceMask = 1<<40 - 1 // offset and rank
+)
+
+func slotEntry(h uint64, n int, off, rank uint32) uint64 {
+	return h>>48<<48 | uint64(n)<<40 | uint64(off)<<18 | uint64(rank)
 }
 
 // hashString hashes s for the vocab table. The table is fixed, so the
