@@ -50,13 +50,13 @@ func growthCases(n int) map[string]string {
 
 // TestGrowth proves the worst case is O(n log n) by growth, not by a
 // clock limit: counting 4× the input may take at most 5× the time
-// (n log n gives 4.4× from 512 KiB to 2 MiB; a quadratic merge 16×). Each
+// (n log n gives 4.4× from 1 MiB to 4 MiB; a quadratic merge 16×). Each
 // time is the least of several runs, in CPU time of the counting thread.
 func TestGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test; -short skips it")
 	}
-	small, runs := 512<<10, 5
+	small, runs := 1<<20, 3
 	if raceEnabled {
 		small, runs = 128<<10, 3
 	}
