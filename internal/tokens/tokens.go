@@ -17,7 +17,11 @@
 // by Load). The pre-tokenizer and the byte-pair merge are this package's
 // own: a scanner per encoding that splits text exactly as the encoding's
 // pattern does, and a merge that is O(n log n) in the length of a piece,
-// so no input, however hostile, costs more than O(n log n).
+// so no input, however hostile, costs more than O(n log n). The split
+// classes letters, numbers, marks and whitespace by Unicode 16.0.0, as
+// tiktoken's regular-expression engine does (Go's unicode package is
+// older); the tests check the counts against tiktoken's own (its npm
+// build, tiktoken 1.0.22) and against github.com/pkoukk/tiktoken-go.
 //
 // Counting expects valid UTF-8 of bounded size: callers check both before
 // counting (backend.Store refuses records over memory.MaxContentBytes or
