@@ -9,6 +9,7 @@ require (
 	github.com/mattn/go-sqlite3 v1.14.53
 	github.com/pkoukk/tiktoken-go v0.1.8
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
+	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/tmc/langchaingo v0.1.14
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
@@ -19,6 +20,7 @@ require (
 require (
 	github.com/davecgh/go-spew v1.1.2-0.20180830191138-d8f796af33cc // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect
+	github.com/dlclark/regexp2/v2 v2.5.1 // indirect
 	github.com/emicklei/go-restful/v3 v3.13.0 // indirect
 	github.com/fxamacker/cbor/v2 v2.9.1 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect

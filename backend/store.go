@@ -9,6 +9,20 @@ import (
 	"github.com/agentmem/memory/internal/tokens"
 )
 
+// NewTokenCounter returns the exact, offline token counter of the named
+// encoding, for StoreOptions.Tokens: "cl100k_base" (what a Store counts
+// when Tokens is nil; gpt-4, gpt-3.5-turbo and the text-embedding models)
+// or "o200k_base" (gpt-4o, gpt-4.1, gpt-4.5, gpt-5 and the o-series
+// models). Its counts are those of OpenAI's tiktoken. An unknown name is
+// memory.ErrInvalidArgument.
+func NewTokenCounter(encoding string) (memory.TokenCounter, error) {
+	c, err := tokens.New(encoding)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // DefaultSystemTenant is the tenant reserved for platform data when
 // StoreOptions.SystemTenant is empty.
 const DefaultSystemTenant = "system"

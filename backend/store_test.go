@@ -311,3 +311,38 @@ func TestStoreTurnRoles(t *testing.T) {
 		t.Errorf("stored %d turns (%v), want %d", len(recs), err, len(memory.Roles))
 	}
 }
+
+// TestNewTokenCounter checks that a Store counts with the encoding chosen
+// by name, and that an unknown name is refused.
+func TestNewTokenCounter(t *testing.T) {
+	ctx := context.Background()
+	// A text the two encodings split differently (checked below).
+	text := "日本語のテキストを数える"
+	counts := map[string]int{}
+	for _, name := range []string{"cl100k_base", "o200k_base"} {
+		c, err := backend.NewTokenCounter(name)
+		if err != nil {
+			t.Fatalf("NewTokenCounter(%q): %v", name, err)
+		}
+		st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Tokens: c})
+		who := memory.Identity{Tenant: "t", Session: "s"}
+		if err := st.Add(ctx, who, memory.NewTurn(memory.Identity{}, memory.RoleUser, text, time.Now())); err != nil {
+			t.Fatal(err)
+		}
+		recs, err := st.List(ctx, who, memory.Query{Level: memory.LevelSession})
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("List = %v, %v", recs, err)
+		}
+		want, _ := c.CountTokens(ctx, text)
+		if recs[0].Tokens != want || want == 0 {
+			t.Errorf("%s: stored %d tokens, the counter says %d", name, recs[0].Tokens, want)
+		}
+		counts[name] = want
+	}
+	if counts["cl100k_base"] == counts["o200k_base"] {
+		t.Errorf("both encodings count %q as %d tokens; pick a text they split differently", text, counts["cl100k_base"])
+	}
+	if _, err := backend.NewTokenCounter("p50k_base"); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("an unknown encoding: %v, want ErrInvalidArgument", err)
+	}
+}

@@ -1,0 +1,96 @@
+package tokens
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func wallTime(f func()) time.Duration {
+	start := time.Now()
+	f()
+	return time.Since(start)
+}
+
+// growthCases are the inputs whose cost must grow as O(n log n): single
+// long words of several scripts (one piece each, the worst case of a
+// quadratic merge), a random word, and long runs of whitespace, digits
+// and punctuation.
+func growthCases(n int) map[string]string {
+	r := rng(5)
+	var random strings.Builder
+	for random.Len() < n {
+		random.WriteByte(byte('a' + r.intn(26)))
+	}
+	rep := func(s string) string { return strings.Repeat(s, n/len(s)) }
+	return map[string]string{
+		"a":            rep("a"),
+		"ab":           rep("ab"),
+		"é":            rep("é"),
+		"Я":            rep("Я"),
+		"中":            rep("中"),
+		"😀":            rep("😀"),
+		"A o200k":      rep("A"),
+		"random word":  random.String(),
+		"random o200k": random.String(),
+		"spaces":       rep(" ") + "x",
+		"newlines":     rep("\n"),
+		"space-nl":     rep(" \n"),
+		"digits":       rep("7"),
+		"punctuation":  rep("!"),
+		"apostrophes":  rep("'s"),
+		"marks o200k":  "a" + rep("\u0301"),
+		"upper+mark":   rep("A\u0301"),
+		"words":        rep("hello "),
+		"slash o200k":  "!" + rep("\n/"),
+		"mixed script": rep("aЯ中😀1 "),
+	}
+}
+
+// TestGrowth proves the worst case is O(n log n) by growth, not by a
+// clock limit: counting 4× the input may take at most 5× the time
+// (n log n gives 4.4× from 1 MiB to 4 MiB; a quadratic merge 16×). Each
+// time is the least of several runs, in CPU time of the counting thread.
+func TestGrowth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test; -short skips it")
+	}
+	small, runs := 1<<20, 3
+	if raceEnabled {
+		small, runs = 128<<10, 3
+	}
+	smallCases, bigCases := growthCases(small), growthCases(4*small)
+	for kind := range smallCases {
+		enc := Cl100kBase
+		if strings.HasSuffix(kind, "o200k") {
+			enc = O200kBase
+		}
+		c := mustNew(t, enc)
+		timeOf := func(text string) time.Duration {
+			best := time.Duration(1<<63 - 1)
+			for range runs {
+				best = min(best, threadTime(func() {
+					if _, err := c.CountTokens(context.Background(), text); err != nil {
+						t.Fatal(err)
+					}
+				}))
+			}
+			return best
+		}
+		timeOf(smallCases[kind]) // warm the scratch space
+		var ts, tb time.Duration
+		// Interleave the two sizes so a change of machine load hits both.
+		for range 3 {
+			ts, tb = timeOf(smallCases[kind]), timeOf(bigCases[kind])
+			if tb <= 5*ts {
+				break
+			}
+		}
+		ratio := float64(tb) / float64(max(ts, time.Microsecond))
+		t.Logf("%-13s %s: %v for %d bytes, %v for 4×: ×%.2f", kind, enc, ts, len(smallCases[kind]), tb, ratio)
+		if ratio > 5 {
+			t.Errorf("%s %s: 4× the input took %.1f× the time", kind, enc, ratio)
+		}
+	}
+}
