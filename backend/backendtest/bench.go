@@ -111,6 +111,36 @@ func BenchmarkAppend(b *testing.B, c BenchConfig) {
 	b.ReportMetric(medianNs(ds), "median-ns/op")
 }
 
+// BenchmarkStoreAppend measures appending one conversation turn through a
+// backend.Store with its default, exact token counter — the whole write
+// path of a turn: the scope checks, attribution, validation, counting and
+// the driver's Put — and reports the median.
+func BenchmarkStoreAppend(b *testing.B, c BenchConfig) {
+	d := c.NewDriver(b)
+	st := backend.NewStore(d, backend.StoreOptions{})
+	defer st.Close()
+	ctx := context.Background()
+	if _, err := st.Tokens().CountTokens(ctx, benchContent); err != nil { // load the encoding
+		b.Fatal(err)
+	}
+	recs := make([]memory.Record, b.N)
+	for i := range recs {
+		recs[i] = BenchRecord(i)
+		recs[i].Tokens = 0 // counted by the Store
+	}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		if err := st.Add(ctx, recs[i].Identity, recs[i]); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+	}
+	b.StopTimer()
+	b.ReportMetric(medianNs(ds), "median-ns/op")
+}
+
 // BenchmarkIngest measures batched writes of BenchIngestBatch records and
 // reports records per second, for two shapes of batch:
 //

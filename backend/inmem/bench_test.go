@@ -36,9 +36,13 @@ var benchConfig = backendtest.BenchConfig{
 	},
 }
 
-func BenchmarkAppend(b *testing.B)   { backendtest.BenchmarkAppend(b, benchConfig) }
-func BenchmarkIngest(b *testing.B)   { backendtest.BenchmarkIngest(b, benchConfig) }
-func BenchmarkNewest50(b *testing.B) { backendtest.BenchmarkNewest50(b, benchConfig) }
+func BenchmarkAppend(b *testing.B) { backendtest.BenchmarkAppend(b, benchConfig) }
+
+// BenchmarkStoreAppend measures one turn appended through a Store, its
+// tokens counted.
+func BenchmarkStoreAppend(b *testing.B) { backendtest.BenchmarkStoreAppend(b, benchConfig) }
+func BenchmarkIngest(b *testing.B)      { backendtest.BenchmarkIngest(b, benchConfig) }
+func BenchmarkNewest50(b *testing.B)    { backendtest.BenchmarkNewest50(b, benchConfig) }
 
 // vectorSets holds the vector data sets, built once per shape per process.
 var vectorSets struct {

@@ -142,9 +142,13 @@ var benchConfig = backendtest.BenchConfig{
 	},
 }
 
-func BenchmarkAppend(b *testing.B)   { backendtest.BenchmarkAppend(b, benchConfig) }
-func BenchmarkIngest(b *testing.B)   { backendtest.BenchmarkIngest(b, benchConfig) }
-func BenchmarkNewest50(b *testing.B) { backendtest.BenchmarkNewest50(b, benchConfig) }
+func BenchmarkAppend(b *testing.B) { backendtest.BenchmarkAppend(b, benchConfig) }
+
+// BenchmarkStoreAppend measures one turn appended through a Store, its
+// tokens counted.
+func BenchmarkStoreAppend(b *testing.B) { backendtest.BenchmarkStoreAppend(b, benchConfig) }
+func BenchmarkIngest(b *testing.B)      { backendtest.BenchmarkIngest(b, benchConfig) }
+func BenchmarkNewest50(b *testing.B)    { backendtest.BenchmarkNewest50(b, benchConfig) }
 
 // BenchmarkOpen1M opens the 1,000,000-record file (checking its schema,
 // loading nothing) and closes it; only Open is timed, and the median is

@@ -177,6 +177,9 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
+	if done, err := d.putAlone(ctx, recs, args); done {
+		return err
+	}
 	var vw vectorWrite
 	defer vw.done(&d.vc)
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
@@ -235,6 +238,54 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		vw.commit(&d.vc)
 	}
 	return err
+}
+
+// putAlone stores a batch that one plain insert statement holds — a
+// power of two of records, at most maxChunk, without vectors, as appending
+// one turn is — in that one statement, which SQLite runs as a transaction
+// of its own: the same write, without the BEGIN and COMMIT round trips of
+// an explicit transaction. (SQLite takes the write lock when the statement
+// starts, waiting for other processes up to the busy timeout, as BEGIN
+// IMMEDIATE does.) It reports whether it settled the Put; it did not when
+// the batch does not qualify, or when the insert met an id its tenant
+// holds — the statement then changed nothing, and the transactional path
+// replaces the record or refuses the batch.
+func (d *Driver) putAlone(ctx context.Context, recs []memory.Record, args [][]any) (bool, error) {
+	n := len(recs)
+	if n > maxChunk || n&(n-1) != 0 || hasVectors(recs) {
+		return false, nil
+	}
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	flat := make([]any, 0, n*columns)
+	for _, a := range args {
+		flat = append(flat, a...)
+	}
+	select {
+	case d.wsem <- struct{}{}:
+	case <-ctx.Done():
+		return true, ctx.Err()
+	}
+	defer func() { <-d.wsem }()
+	conn, err := d.w.Connx(ctx)
+	if err != nil {
+		return true, fail(ctx, err, "sqlite: acquire writer connection")
+	}
+	defer conn.Close()
+	// Without a cancellable context, as inside transactions: go-sqlite3
+	// would start a goroutine per statement to watch it.
+	_, err = conn.ExecContext(context.WithoutCancel(ctx), inserts[k], flat...)
+	switch {
+	case err == nil:
+		d.committed()
+		return true, nil
+	case duplicateID(err):
+		return false, nil
+	}
+	d.ensureNoTx(conn)
+	return true, fail(ctx, err, "sqlite: insert records")
 }
 
 // duplicateID reports whether err is the primary-key violation of a plain
