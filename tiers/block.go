@@ -93,16 +93,7 @@ func flatten(s string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s))
-	prevCR := false
-	for _, r := range s {
-		if r == '\n' && prevCR {
-			prevCR = false
-			continue
-		}
-		prevCR = r == '\r'
-		if lineBreaking(r) {
-			r = ' '
-		}
+	for r := range lineRunes(s) {
 		b.WriteRune(r)
 	}
 	return b.String()

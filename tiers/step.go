@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"context"
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -143,24 +144,38 @@ func lineBreaking(r rune) bool {
 	return unicode.IsControl(r) || r == '\u2028' || r == '\u2029'
 }
 
+// lineRunes yields the runes of s as one line: a CR LF pair as one space,
+// and every other rune lineBreaking reports as a space. An invalid byte
+// arrives as utf8.RuneError (U+FFFD). It reads only as far as its caller
+// takes.
+func lineRunes(s string) iter.Seq[rune] {
+	return func(yield func(rune) bool) {
+		prevCR := false
+		for _, r := range s {
+			if r == '\n' && prevCR {
+				prevCR = false
+				continue
+			}
+			prevCR = r == '\r'
+			if lineBreaking(r) {
+				r = ' '
+			}
+			if !yield(r) {
+				return
+			}
+		}
+	}
+}
+
 // oneLine flattens s to one line, trims it and keeps at most max runes. It
 // reads only as much of s as it keeps, so a huge output costs no more than
 // a short one.
 func oneLine(s string, max int) string {
 	var b strings.Builder
 	n := 0
-	prevCR := false
-	for _, r := range s { // an invalid byte arrives as utf8.RuneError (U+FFFD)
+	for r := range lineRunes(s) {
 		if n == max {
 			break
-		}
-		if r == '\n' && prevCR {
-			prevCR = false
-			continue
-		}
-		prevCR = r == '\r'
-		if lineBreaking(r) {
-			r = ' '
 		}
 		if n == 0 && unicode.IsSpace(r) {
 			continue

@@ -174,7 +174,7 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 			buckets = append(buckets, st.take(3))
 			b = int32(len(buckets))
 			bucketOf[r] = b
-			used = heapPush32(used, r)
+			used = heapPush(used, r)
 			touched = append(touched, r)
 		}
 		q := buckets[b-1]
@@ -239,7 +239,7 @@ func (v *vocab) mergeLong(piece string, w *work) (int, error) {
 			a, r = walk[wi], cur
 			wi++
 		case len(used) > 0:
-			cur, used = heapPop32(used)
+			cur, used = heapPop(used)
 			st.release(walk) // the bucket walked last
 			i := bucketOf[cur] - 1
 			walk, buckets[i] = buckets[i], nil
@@ -293,10 +293,14 @@ func grow[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// A 4-ary min-heap of uint64 keys, kept shallow (a quarter of a binary
-// heap's height) because the heap of a long piece outgrows the caches.
+// A 4-ary min-heap of keys, kept shallow (a quarter of a binary heap's
+// height) because the heap of a long piece outgrows the caches.
 
-func heapPush(h []uint64, x uint64) []uint64 {
+// heapKey is a key of the heap: the merge keeps one heap of 64-bit keys
+// and one of 32-bit ranks.
+type heapKey interface{ ~uint32 | ~uint64 }
+
+func heapPush[K heapKey](h []K, x K) []K {
 	h = append(h, x)
 	i := len(h) - 1
 	for i > 0 {
@@ -311,70 +315,22 @@ func heapPush(h []uint64, x uint64) []uint64 {
 	return h
 }
 
-func heapPop(h []uint64) (uint64, []uint64) {
-	top := h[0]
-	last := len(h) - 1
-	h[0] = h[last]
-	h = h[:last]
-	if last > 0 {
-		siftDown(h, 0)
-	}
-	return top, h
-}
-
-func siftDown(h []uint64, i int) {
-	x := h[i]
-	n := len(h)
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
-			if h[k] < h[m] {
-				m = k
-			}
-		}
-		if h[m] >= x {
-			break
-		}
-		h[i] = h[m]
-		i = m
-	}
-	h[i] = x
-}
-
-// heapPush32 and heapPop32 are heapPush and heapPop for uint32 keys.
-
-func heapPush32(h []uint32, x uint32) []uint32 {
-	h = append(h, x)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 4
-		if h[p] <= x {
-			break
-		}
-		h[i] = h[p]
-		i = p
-	}
-	h[i] = x
-	return h
-}
-
-func heapPop32(h []uint32) (uint32, []uint32) {
+func heapPop[K heapKey](h []K) (K, []K) {
 	top := h[0]
 	last := len(h) - 1
 	x := h[last]
 	h = h[:last]
-	i, n := 0, last
-	for n > 0 {
+	if last == 0 {
+		return top, h
+	}
+	i := 0
+	for {
 		c := 4*i + 1
-		if c >= n {
+		if c >= last {
 			break
 		}
 		m := c
-		for k := c + 1; k < c+4 && k < n; k++ {
+		for k := c + 1; k < c+4 && k < last; k++ {
 			if h[k] < h[m] {
 				m = k
 			}
@@ -385,8 +341,6 @@ func heapPop32(h []uint32) (uint32, []uint32) {
 		h[i] = h[m]
 		i = m
 	}
-	if n > 0 {
-		h[i] = x
-	}
+	h[i] = x
 	return top, h
 }
