@@ -62,6 +62,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -508,10 +509,20 @@ func shownText(want, got string) (string, string) {
 	for from < len(want) && from < len(got) && want[from] == got[from] {
 		from++
 	}
+	// Start at the first byte of the character that differs (the bytes
+	// before from are the same in both), at most 3 bytes back.
+	midRune := func(s string, i int) bool { return i < len(s) && !utf8.RuneStart(s[i]) }
+	for back := 0; back < 3 && from > 0 && (midRune(want, from) || midRune(got, from)); back++ {
+		from--
+	}
 	show := func(s string) string {
 		rest := s[from:]
 		if len(rest) > 40 {
-			rest = rest[:40] + "…"
+			cut := 40
+			for cut > 37 && !utf8.RuneStart(rest[cut]) {
+				cut--
+			}
+			rest = rest[:cut] + "…"
 		}
 		return fmt.Sprintf("(%d bytes; from byte %d:) %s", len(s), from, rest)
 	}
