@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 )
 
@@ -30,8 +32,8 @@ func FuzzFilter(f *testing.F) {
 		if !flt.Match.Has(memory.FieldTenant) {
 			t.Fatalf("filter %s does not bind tenant", flt.Match)
 		}
-		if flt.Identity != id.Only(flt.Match) {
-			t.Fatalf("filter identity carries unmatched fields")
+		if want := id.Only(flt.Match); flt.Identity != want { // cmp.Diff only on failure: fuzzing speed
+			t.Fatalf("filter identity, which must carry no unmatched fields (-want +got):\n%s", cmp.Diff(want, flt.Identity))
 		}
 		if p.CheckWrite(id) == nil && !flt.Matches(id) {
 			t.Fatalf("caller %+v cannot read its own write at %s", id, l)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 )
 
@@ -58,8 +60,8 @@ func TestFilterDerivation(t *testing.T) {
 			if f.Match != tc.match {
 				t.Fatalf("match = %s, want %s", f.Match, tc.match)
 			}
-			if f.Identity != tc.id.Only(tc.match) {
-				t.Fatalf("filter identity %+v carries fields outside %s", f.Identity, tc.match)
+			if diff := cmp.Diff(tc.id.Only(tc.match), f.Identity); diff != "" {
+				t.Fatalf("filter identity, which must carry no fields outside %s (-want +got):\n%s", tc.match, diff)
 			}
 		})
 	}
@@ -141,8 +143,8 @@ func TestIdentityWith(t *testing.T) {
 			}
 		}
 	}
-	if got := id.With(memory.FieldUser|memory.FieldAgent, "x"); got != id {
-		t.Errorf("With of two fields changed id: %+v", got)
+	if diff := cmp.Diff(id, id.With(memory.FieldUser|memory.FieldAgent, "x")); diff != "" {
+		t.Errorf("With of two fields changed id (-want +got):\n%s", diff)
 	}
 }
 

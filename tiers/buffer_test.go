@@ -8,6 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/internal/tokens"
@@ -75,8 +78,9 @@ func TestBufferWindowBudget(t *testing.T) {
 		t.Fatalf("unbounded window has %d turns, want 4", len(all))
 	}
 	for i, r := range all {
-		if r.Kind != memory.KindTurn || r.Label != string(turns[i].role) || r.Content != turns[i].text || r.Tokens != cost[i] || r.Identity != alice {
-			t.Fatalf("turn %d = %+v", i, r)
+		want := memory.Record{Kind: memory.KindTurn, Label: string(turns[i].role), Content: turns[i].text, Tokens: cost[i], Identity: alice}
+		if diff := cmp.Diff(want, r, cmpopts.IgnoreFields(memory.Record{}, "ID", "Key", "Metadata", "Created", "Expires", "Version", "Vector")); diff != "" {
+			t.Fatalf("turn %d (-want +got):\n%s", i, diff)
 		}
 	}
 	cases := []struct {
@@ -110,13 +114,13 @@ func TestBufferWindowBudget(t *testing.T) {
 func TestBufferStepLifecycle(t *testing.T) {
 	b := newBuffer(t, nil, tiers.BufferOptions{})
 	ctx := context.Background()
-	if r := mustRecall(t, b, alice); r.Text != "" || r.Records != nil {
-		t.Fatalf("Recall = %+v, want empty", r)
+	if diff := cmp.Diff(memory.Recollection{}, mustRecall(t, b, alice)); diff != "" {
+		t.Fatalf("Recall, want empty (-want +got):\n%s", diff)
 	}
 	mustAdd(t, b, alice, memory.RoleUser, "hello")
 	// Recall is always empty: each step starts with an empty context window.
-	if r := mustRecall(t, b, alice); r.Text != "" || r.Records != nil {
-		t.Fatalf("Recall mid-step = %+v, want empty", r)
+	if diff := cmp.Diff(memory.Recollection{}, mustRecall(t, b, alice)); diff != "" {
+		t.Fatalf("Recall mid-step, want empty (-want +got):\n%s", diff)
 	}
 	if err := b.Save(ctx, alice, tiers.Step{Workflow: "w", Name: ""}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Fatalf("Save with an invalid step = %v", err)
@@ -273,8 +277,8 @@ func TestBufferConcurrent(t *testing.T) {
 func TestNone(t *testing.T) {
 	var n tiers.None
 	ctx := context.Background()
-	if r := mustRecall(t, n, alice); r.Text != "" || r.Records != nil {
-		t.Fatalf("Recall = %+v", r)
+	if diff := cmp.Diff(memory.Recollection{}, mustRecall(t, n, alice)); diff != "" {
+		t.Fatalf("Recall, want empty (-want +got):\n%s", diff)
 	}
 	mustSave(t, n, alice, step(1))
 	if r := mustRecall(t, n, alice); r.Text != "" {

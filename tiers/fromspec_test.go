@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
@@ -94,8 +96,8 @@ func TestFromSpec(t *testing.T) {
 func TestEnvironmentFromOS(t *testing.T) {
 	t.Setenv(tiers.EnvMemoryType, "summary")
 	t.Setenv(tiers.EnvAgentMemory, "[wf/s] Task: a | Result: b")
-	env := tiers.EnvironmentFromOS()
-	if env.MemoryType != "summary" || env.AgentMemory != "[wf/s] Task: a | Result: b" || env.MountPath != "" {
-		t.Errorf("EnvironmentFromOS = %+v", env)
+	want := tiers.Environment{MemoryType: "summary", AgentMemory: "[wf/s] Task: a | Result: b"}
+	if diff := cmp.Diff(want, tiers.EnvironmentFromOS()); diff != "" {
+		t.Errorf("EnvironmentFromOS (-want +got):\n%s", diff)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 )
 
@@ -29,8 +31,8 @@ func TestParseSpecDocumentExamples(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseSpec: %v", err)
 			}
-			if got != c.want {
-				t.Errorf("ParseSpec = %+v, want %+v", got, c.want)
+			if diff := cmp.Diff(c.want, got); diff != "" {
+				t.Errorf("ParseSpec (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -132,18 +134,24 @@ spec:
 
 func TestParseSpecYAML(t *testing.T) {
 	got, err := ParseSpec([]byte(docSummaryYAML))
-	if err != nil || got != (Spec{Type: TypeSummary, MaxEntries: 10, TTL: "7d"}) {
-		t.Errorf("the document's summary block = %+v, %v", got, err)
+	if err != nil {
+		t.Errorf("the document's summary block: %v", err)
+	} else if diff := cmp.Diff(Spec{Type: TypeSummary, MaxEntries: 10, TTL: "7d"}, got); diff != "" {
+		t.Errorf("the document's summary block (-want +got):\n%s", diff)
 	}
 	got, err = ParseSpec([]byte(docVectorYAML))
 	want := Spec{Type: TypeVector, MaxContextTokens: 8000, PersistentStorage: PersistentStorage{Enabled: true, VolumeClaimRef: "my-agent-memory"}}
-	if err != nil || got != want {
-		t.Errorf("the document's vector block = %+v, %v", got, err)
+	if err != nil {
+		t.Errorf("the document's vector block: %v", err)
+	} else if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the document's vector block (-want +got):\n%s", diff)
 	}
 	got, err = SpecFromAgent([]byte(docAgentYAML))
 	want.PersistentStorage.VolumeClaimRef = "knowledge-retriever-memory"
-	if err != nil || got != want {
-		t.Errorf("the document's Agent = %+v, %v; want %+v", got, err, want)
+	if err != nil {
+		t.Errorf("the document's Agent: %v", err)
+	} else if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the document's Agent (-want +got):\n%s", diff)
 	}
 	got, err = SpecFromAgent([]byte("kind: Agent\nspec:\n  role: writer\n"))
 	if err != nil || got.MemoryType() != TypeBuffer {

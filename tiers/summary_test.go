@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
@@ -50,8 +53,8 @@ func TestSummaryRecallBlock(t *testing.T) {
 	ctx := context.Background()
 
 	r := mustRecall(t, s, alice)
-	if r.Text != "" || len(r.Records) != 0 {
-		t.Fatalf("first recall = %+v, want empty", r)
+	if diff := cmp.Diff(memory.Recollection{}, r, cmpopts.EquateEmpty()); diff != "" {
+		t.Fatalf("first recall, want empty (-want +got):\n%s", diff)
 	}
 
 	mustSave(t, s, alice, tiers.Step{Workflow: "nightly-scan", Name: "check-pods", Input: "List failing pods\nin ai-agents", Output: "3 pods in CrashLoopBackOff"})
@@ -74,8 +77,12 @@ func TestSummaryRecallBlock(t *testing.T) {
 		t.Fatalf("records not oldest first with step keys: %+v", r.Records)
 	}
 	for _, rec := range r.Records {
-		if rec.Kind != memory.KindSummary || rec.Identity != alice || rec.Tokens == 0 || !rec.Expires.IsZero() {
-			t.Fatalf("unexpected record %+v", rec)
+		wantRec := memory.Record{Kind: memory.KindSummary, Identity: alice} // and no expiry
+		if diff := cmp.Diff(wantRec, rec, cmpopts.IgnoreFields(memory.Record{}, "ID", "Label", "Key", "Content", "Metadata", "Created", "Tokens", "Version", "Vector")); diff != "" {
+			t.Fatalf("unexpected record (-want +got):\n%s", diff)
+		}
+		if rec.Tokens == 0 {
+			t.Fatalf("record %s has no token count", rec.Key)
 		}
 	}
 	if got := len(stored(t, st, alice)); got != 2 {
@@ -157,8 +164,8 @@ func TestSummaryTTL(t *testing.T) {
 		t.Fatalf("at expiry of the first: %q", got)
 	}
 	clock.Advance(7 * 24 * time.Hour)
-	if r := mustRecall(t, s, alice); r.Text != "" || r.Records != nil {
-		t.Fatalf("after expiry of both: %+v", r)
+	if diff := cmp.Diff(memory.Recollection{}, mustRecall(t, s, alice)); diff != "" {
+		t.Fatalf("after expiry of both, want empty (-want +got):\n%s", diff)
 	}
 }
 
@@ -226,8 +233,8 @@ func TestSummaryMaxContextTokens(t *testing.T) {
 			}
 			r := mustRecall(t, s, alice)
 			if tc.want == nil {
-				if r.Text != "" || r.Records != nil {
-					t.Fatalf("recall = %+v, want empty", r)
+				if diff := cmp.Diff(memory.Recollection{}, r); diff != "" {
+					t.Fatalf("recall, want empty (-want +got):\n%s", diff)
 				}
 				return
 			}

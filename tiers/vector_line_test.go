@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // parseLineSplit is the obvious index line parser, the reference for
@@ -48,14 +50,22 @@ func TestParseLineStringMatchesSplit(t *testing.T) {
 	del := strings.TrimSuffix(delLine(e.name), "\n")
 	lines := []string{good, del, del + "x", good + "\textra", good[:len(good)-3], good[:60], "", "+", "+\t", "-\t", "x\t" + good[2:],
 		strings.Replace(good, "\t7\t", "\t-1\t", 1), strings.Replace(good, "\t7\t", "\tx\t", 1), strings.Replace(good, ".txt", ".txx", 1)}
-	if _, got, ok := parseLineString(good); !ok || got != e {
-		t.Fatalf("parseLineString(addLine(e)) = %+v, %v; want %+v", got, ok, e)
+	_, got, ok := parseLineString(good)
+	if !ok {
+		t.Fatalf("parseLineString(addLine(e)) is not ok")
+	}
+	if diff := cmp.Diff(e, got, cmp.AllowUnexported(vectorEntry{})); diff != "" {
+		t.Fatalf("parseLineString(addLine(e)) (-want +got):\n%s", diff)
 	}
 	for _, l := range lines {
 		add, got, ok := parseLineString(l)
 		wantAdd, want, wantOK := parseLineSplit([]byte(l))
-		if add != wantAdd || ok != wantOK || ok && got != want {
-			t.Errorf("parseLineString(%q) = %v %+v %v, want %v %+v %v", l, add, got, ok, wantAdd, want, wantOK)
+		var diff string
+		if ok {
+			diff = cmp.Diff(want, got, cmp.AllowUnexported(vectorEntry{}))
+		}
+		if add != wantAdd || ok != wantOK || diff != "" {
+			t.Errorf("parseLineString(%q) = add %v, ok %v; want %v, %v; entry (-want +got):\n%s", l, add, ok, wantAdd, wantOK, diff)
 		}
 	}
 }
@@ -69,8 +79,8 @@ func FuzzParseLineString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, l string) {
 		add, got, ok := parseLineString(l)
 		wantAdd, want, wantOK := parseLineSplit([]byte(l))
-		if add != wantAdd || ok != wantOK || ok && got != want {
-			t.Fatalf("parseLineString(%q) = %v %+v %v, want %v %+v %v", l, add, got, ok, wantAdd, want, wantOK)
+		if add != wantAdd || ok != wantOK || ok && got != want { // cmp.Diff only on failure: fuzzing speed
+			t.Fatalf("parseLineString(%q) = add %v, ok %v; want %v, %v; entry (-want +got):\n%s", l, add, ok, wantAdd, wantOK, cmp.Diff(want, got, cmp.AllowUnexported(vectorEntry{})))
 		}
 	})
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -217,8 +219,10 @@ func TestWorkingLoadMerged(t *testing.T) {
 			if m.Defaults != nil && m.Defaults.Scope.Tenant != backend.DefaultSystemTenant {
 				t.Errorf("%s: defaults from tenant %q", key, m.Defaults.Scope.Tenant)
 			}
-			if m.Override != nil && m.Override.Scope != (memory.Identity{Tenant: "acme", Agent: agent}) {
-				t.Errorf("%s: override from %+v", key, m.Override.Scope)
+			if m.Override != nil {
+				if diff := cmp.Diff(memory.Identity{Tenant: "acme", Agent: agent}, m.Override.Scope); diff != "" {
+					t.Errorf("%s: override from (-want +got):\n%s", key, diff)
+				}
 			}
 		}
 		// A tenant without an override reads the defaults; never another
@@ -342,8 +346,12 @@ func TestWorkingPlatformDefaults(t *testing.T) {
 	// removed.
 	admin := platformWorking(t, d, "")
 	put, err := admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"intercom"}]`)})
-	if err != nil || put.Version != 1 || put.Scope != (memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}) {
-		t.Fatalf("PutDefault = %+v, %v", put, err)
+	if err != nil {
+		t.Fatalf("PutDefault: %v", err)
+	}
+	wantPut := tiers.Document{Version: 1, Scope: memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}}
+	if diff := cmp.Diff(wantPut, put, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Type", "JSON", "Updated")); diff != "" {
+		t.Fatalf("PutDefault (-want +got):\n%s", diff)
 	}
 	if _, err := admin.PutDefault(ctx, agent, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("PutDefault at the SQUAD level: %v, want ErrInvalidArgument", err)
@@ -418,14 +426,15 @@ func FuzzMergeRules(f *testing.F) {
 		if _, isObject := av.(map[string]any); isObject {
 			for _, rule := range []tiers.MergeRule{tiers.ShallowMerge, tiers.DeepMerge} {
 				for _, out := range []json.RawMessage{must(rule(json.RawMessage(a), json.RawMessage(`{}`))), must(rule(json.RawMessage(`{}`), json.RawMessage(a)))} {
-					if !reflect.DeepEqual(decode(t, string(out)), av) {
-						t.Fatalf("merging %q with {} gave %q", a, out)
+					if diff := cmp.Diff(av, decode(t, string(out))); diff != "" {
+						t.Fatalf("merging %q with {} gave %q (-want +got):\n%s", a, out, diff)
 					}
 				}
 			}
 		}
-		if out := must(tiers.DeepMerge(json.RawMessage(a), json.RawMessage(a))); !reflect.DeepEqual(decode(t, string(out)), av) {
-			t.Fatalf("DeepMerge(%q, itself) = %q", a, out)
+		out := must(tiers.DeepMerge(json.RawMessage(a), json.RawMessage(a)))
+		if diff := cmp.Diff(av, decode(t, string(out))); diff != "" {
+			t.Fatalf("DeepMerge(%q, itself) = %q (-want +got):\n%s", a, out, diff)
 		}
 	})
 }

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
@@ -65,8 +68,9 @@ func TestWorkingEveryLevel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: put: %v", level, err)
 			}
-			if put.Scope != wantScope(analyst, level) || put.Level != level {
-				t.Errorf("%s: put stored scope %+v at %q, want %+v", level, put.Scope, put.Level, wantScope(analyst, level))
+			placed := tiers.Document{Level: level, Scope: wantScope(analyst, level)}
+			if diff := cmp.Diff(placed, put, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+				t.Errorf("%s: put stored the document at (-want +got):\n%s", level, diff)
 			}
 			got, err := w.Get(ctx, analyst, level, "state")
 			if err != nil {
@@ -75,8 +79,9 @@ func TestWorkingEveryLevel(t *testing.T) {
 			if string(got.JSON) != string(payload) {
 				t.Errorf("%s: got %s, want the bytes put, %s", level, got.JSON, payload)
 			}
-			if got.Level != level || got.Key != "state" || got.Type != "working" || got.Version != 1 || got.Scope != wantScope(analyst, level) {
-				t.Errorf("%s: got %+v", level, got)
+			want := tiers.Document{Level: level, Key: "state", Type: "working", Version: 1, Scope: wantScope(analyst, level)}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(tiers.Document{}, "JSON", "Updated")); diff != "" {
+				t.Errorf("%s: get (-want +got):\n%s", level, diff)
 			}
 			if n := len(everything(t, d, "acme")); n != i+1 {
 				t.Errorf("%s: %d rows stored, want %d: each level is a row of its own", level, n, i+1)
@@ -87,8 +92,8 @@ func TestWorkingEveryLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := agentRow.Scope; s.Instance != "" || s.Squad != "" || s.Session != "" || s.User != "" || s.Agent != analyst.Agent {
-			t.Errorf("AGENT row scope %+v: want only tenant and agent", s)
+		if diff := cmp.Diff(memory.Identity{Agent: analyst.Agent}, agentRow.Scope, cmpopts.IgnoreFields(memory.Identity{}, "Tenant")); diff != "" {
+			t.Errorf("AGENT row scope, want only tenant and agent (-want +got):\n%s", diff)
 		}
 		// A second put replaces the row and counts its version up.
 		if _, err := w.Put(ctx, analyst, tiers.Document{Key: "state", JSON: json.RawMessage(`[1,2,3]`)}); err != nil {
@@ -98,8 +103,9 @@ func TestWorkingEveryLevel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(got.JSON) != `[1,2,3]` || got.Version != 2 || got.Type != tiers.DefaultMemoryType {
-			t.Errorf("after a second put: %+v, want [1,2,3] at version 2 with the default type", got)
+		replaced := tiers.Document{JSON: json.RawMessage(`[1,2,3]`), Version: 2, Type: tiers.DefaultMemoryType}
+		if diff := cmp.Diff(replaced, got, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
+			t.Errorf("after a second put (-want +got):\n%s", diff)
 		}
 		// Delete removes exactly one row.
 		for _, level := range tiers.WorkingLevels {
@@ -128,8 +134,9 @@ func TestWorkingDefaultLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Level != memory.LevelSquadAgentRun || doc.Scope != wantScope(analyst, memory.LevelSquadAgentRun) {
-		t.Errorf("a put without a level is stored at %q under %+v, want SQUAD_AGENT_RUN", doc.Level, doc.Scope)
+	atDefault := tiers.Document{Level: memory.LevelSquadAgentRun, Scope: wantScope(analyst, memory.LevelSquadAgentRun)}
+	if diff := cmp.Diff(atDefault, doc, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+		t.Errorf("a put without a level, want SQUAD_AGENT_RUN (-want +got):\n%s", diff)
 	}
 	got, err := w.Get(ctx, analyst, "", "k")
 	if err != nil || got.Level != memory.LevelSquadAgentRun {
@@ -190,8 +197,11 @@ func TestWorkingListings(t *testing.T) {
 		}
 		// Both instances' rows at the four squad levels, nothing else.
 		want := map[memory.Level]int{memory.LevelSquadAgentRun: 2, memory.LevelSquadAgent: 2, memory.LevelSquadRun: 2, memory.LevelSquad: 2}
-		if len(rows) != 8 || !mapsEqual(count, want) {
-			t.Errorf("squad listing: %d rows by level %v, want %v", len(rows), count, want)
+		if len(rows) != 8 {
+			t.Errorf("squad listing: %d rows, want 8", len(rows))
+		}
+		if diff := cmp.Diff(want, count); diff != "" {
+			t.Errorf("squad listing: rows by level (-want +got):\n%s", diff)
 		}
 		for i := 1; i < len(rows); i++ {
 			if rows[i].Updated.After(rows[i-1].Updated) {
@@ -220,8 +230,9 @@ func TestWorkingListings(t *testing.T) {
 				t.Errorf("List %s: %d rows, want %d", level, len(rows), want)
 			}
 			for _, r := range rows {
-				if r.Level != level || r.Scope != wantScope(analyst, level) {
-					t.Errorf("List %s returned a row at %s under %+v", level, r.Level, r.Scope)
+				wantRow := tiers.Document{Level: level, Scope: wantScope(analyst, level)}
+				if diff := cmp.Diff(wantRow, r, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+					t.Errorf("List %s returned a row at (-want +got):\n%s", level, diff)
 				}
 			}
 		}
@@ -239,18 +250,6 @@ func TestWorkingListings(t *testing.T) {
 			t.Errorf("ListSquad without a squad: %v, want ErrIncompleteScope", err)
 		}
 	})
-}
-
-func mapsEqual(a, b map[memory.Level]int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestWorkingIsolation writes one row per level, then reads it as callers

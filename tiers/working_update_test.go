@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
@@ -118,8 +121,11 @@ func TestWorkingSwap(t *testing.T) {
 
 		// Update: creates, keeps the type, and fn's error aborts.
 		up, err := w.Update(ctx, analyst, memory.LevelSquadAgent, "fresh", "", increment)
-		if err != nil || string(up.JSON) != `{"n":1}` || up.Version != 1 || up.Type != tiers.DefaultMemoryType {
-			t.Errorf("update creating a row: %+v, %v", up, err)
+		created := tiers.Document{JSON: json.RawMessage(`{"n":1}`), Version: 1, Type: tiers.DefaultMemoryType}
+		if err != nil {
+			t.Errorf("update creating a row: %v", err)
+		} else if diff := cmp.Diff(created, up, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
+			t.Errorf("update creating a row (-want +got):\n%s", diff)
 		}
 		up, err = w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", func(cur tiers.Document, found bool) (json.RawMessage, error) {
 			if !found || cur.Version != 3 {

@@ -62,6 +62,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -459,56 +462,71 @@ func idList(ids []string) string {
 	return fmt.Sprintf("%q and %d more", ids[:10], len(ids)-10)
 }
 
-// recordDiff describes how got differs from want, field by field; it is
-// empty when they are equal. Times compare with Equal; a nil and an empty
-// Metadata map are equal.
+// recordOptions are the suite's rules for comparing records with cmp:
+// times compare with Equal (cmp uses time.Time's Equal method), a nil and
+// an empty Metadata map are equal, and vectors compare bit for bit (a nil
+// vector differs from an empty one, as cmp tells nil slices from empty
+// ones).
+var recordOptions = cmp.Options{
+	cmp.FilterValues(func(a, b map[string]string) bool { return len(a) == 0 && len(b) == 0 },
+		cmp.Comparer(func(_, _ map[string]string) bool { return true })),
+	cmp.Comparer(func(a, b float32) bool { return math.Float32bits(a) == math.Float32bits(b) }),
+}
+
+// recordDiff describes how got differs from want, as a cmp.Diff (-want
+// +got) under recordOptions; it is empty when they are equal. Stores set
+// versions: a want without one accepts any stored version, and a stored
+// version below 1 is always a difference. Long contents are compared in
+// full but shown only from their first difference.
 func recordDiff(got, want memory.Record) string {
-	var d []string
-	add := func(field string, g, w any) {
-		d = append(d, fmt.Sprintf("%s: got %#v, want %#v", field, g, w))
+	if want.Version == 0 && got.Version >= 1 {
+		want.Version = got.Version
 	}
-	if got.ID != want.ID {
-		add("ID", got.ID, want.ID)
+	want.Content, got.Content = shownText(want.Content, got.Content)
+	d := cmp.Diff(want, got, recordOptions)
+	if got.Version < 1 {
+		d += fmt.Sprintf("Version: got %d, want a version from 1 (stores set versions)\n", got.Version)
 	}
-	if got.Kind != want.Kind {
-		add("Kind", got.Kind, want.Kind)
+	return d
+}
+
+// shownLimit is the longest text a diff shows in full.
+const shownLimit = 200
+
+// shownText returns texts a diff can show in place of want and got: the
+// texts themselves when both are short, otherwise their lengths and, if
+// they differ, each from the first byte where they do. The results are
+// equal exactly when want and got are.
+func shownText(want, got string) (string, string) {
+	if len(want) <= shownLimit && len(got) <= shownLimit {
+		return want, got
 	}
-	if got.Identity != want.Identity {
-		add("Identity", got.Identity, want.Identity)
+	if want == got {
+		same := fmt.Sprintf("(%d bytes, the same in both)", len(want))
+		return same, same
 	}
-	if got.Label != want.Label {
-		add("Label", got.Label, want.Label)
+	from := 0
+	for from < len(want) && from < len(got) && want[from] == got[from] {
+		from++
 	}
-	if got.Key != want.Key {
-		add("Key", got.Key, want.Key)
+	// Start at the first byte of the character that differs (the bytes
+	// before from are the same in both), at most 3 bytes back.
+	midRune := func(s string, i int) bool { return i < len(s) && !utf8.RuneStart(s[i]) }
+	for back := 0; back < 3 && from > 0 && (midRune(want, from) || midRune(got, from)); back++ {
+		from--
 	}
-	if got.Content != want.Content {
-		if len(got.Content) > 200 || len(want.Content) > 200 {
-			add("Content (length)", len(got.Content), len(want.Content))
-		} else {
-			add("Content", got.Content, want.Content)
+	show := func(s string) string {
+		rest := s[from:]
+		if len(rest) > 40 {
+			cut := 40
+			for cut > 37 && !utf8.RuneStart(rest[cut]) {
+				cut--
+			}
+			rest = rest[:cut] + "…"
 		}
+		return fmt.Sprintf("(%d bytes; from byte %d:) %s", len(s), from, rest)
 	}
-	if !sameMetadata(got.Metadata, want.Metadata) {
-		add("Metadata", got.Metadata, want.Metadata)
-	}
-	if !got.Created.Equal(want.Created) {
-		add("Created", got.Created.Format(time.RFC3339Nano), want.Created.Format(time.RFC3339Nano))
-	}
-	if !got.Expires.Equal(want.Expires) {
-		add("Expires", got.Expires.Format(time.RFC3339Nano), want.Expires.Format(time.RFC3339Nano))
-	}
-	if got.Tokens != want.Tokens {
-		add("Tokens", got.Tokens, want.Tokens)
-	}
-	// Stores set versions: a want without one accepts any stored version.
-	if want.Version != 0 && got.Version != want.Version || got.Version < 1 {
-		add("Version", got.Version, want.Version)
-	}
-	if !sameVector(got.Vector, want.Vector) {
-		add("Vector", got.Vector, want.Vector)
-	}
-	return strings.Join(d, "; ")
+	return show(want), show(got)
 }
 
 // sameVector reports whether a and b hold the same float32 values, bit for
@@ -525,18 +543,6 @@ func sameVector(a, b []float32) bool {
 	return true
 }
 
-func sameMetadata(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
 // sameRecords compares a List result with the expected records field by
 // field, in order.
 func sameRecords(r reporter, what string, got, want []memory.Record) bool {
@@ -547,7 +553,7 @@ func sameRecords(r reporter, what string, got, want []memory.Record) bool {
 	ok := true
 	for i := range got {
 		if d := recordDiff(got[i], want[i]); d != "" {
-			r.Errorf("%s: record %q differs: %s", what, got[i].ID, d)
+			r.Errorf("%s: record %q differs (-want +got):\n%s", what, got[i].ID, d)
 			ok = false
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 )
@@ -151,26 +153,12 @@ func leaseIDs(ls []backend.Lease) []string {
 	return out
 }
 
-// workDiff describes how a claimed item differs from the enqueued one; it
-// is empty when they agree.
+// workDiff describes how a claimed item differs from the enqueued one, as
+// a cmp.Diff (-want +got); it is empty when they agree. Times compare with
+// Equal; a long Payload is shown from its first difference.
 func workDiff(got, want backend.Work) string {
-	var d []string
-	if got.Queue != want.Queue {
-		d = append(d, fmt.Sprintf("Queue: got %q, want %q", got.Queue, want.Queue))
-	}
-	if got.ID != want.ID {
-		d = append(d, fmt.Sprintf("ID: got %q, want %q", got.ID, want.ID))
-	}
-	if got.Identity != want.Identity {
-		d = append(d, fmt.Sprintf("Identity: got %+v, want %+v", got.Identity, want.Identity))
-	}
-	if got.Payload != want.Payload {
-		d = append(d, fmt.Sprintf("Payload: got %q, want %q", got.Payload, want.Payload))
-	}
-	if !got.Created.Equal(want.Created) {
-		d = append(d, fmt.Sprintf("Created: got %s, want %s", got.Created.Format(time.RFC3339Nano), want.Created.Format(time.RFC3339Nano)))
-	}
-	return strings.Join(d, "; ")
+	want.Payload, got.Payload = shownText(want.Payload, got.Payload)
+	return cmp.Diff(want, got)
 }
 
 // checkLease checks a fresh claim or renewal: the item's fields, a token,
@@ -179,7 +167,7 @@ func checkLease(r reporter, what string, l backend.Lease, want backend.Work, exp
 	r.Helper()
 	ok := true
 	if d := workDiff(l.Work, want); d != "" {
-		r.Errorf("%s: item %q differs from the one enqueued: %s", what, want.ID, d)
+		r.Errorf("%s: item %q differs from the one enqueued (-want +got):\n%s", what, want.ID, d)
 		ok = false
 	}
 	if l.Token == "" {
@@ -480,7 +468,7 @@ func checkClaimBadInput(r reporter, e *env) {
 		r.Fatalf("claim of the item at every limit returned %d items", len(got))
 	}
 	if d := workDiff(got[0].Work, edge); d != "" {
-		r.Errorf("the item at every limit came back different: %s", d)
+		r.Errorf("the item at every limit came back different (-want +got):\n%s", d)
 	}
 	held := got[0]
 

@@ -187,7 +187,7 @@ func (rc *raceCheck) claimed(c *collector, name string, ls []backend.Lease, aske
 			return false
 		}
 		if d := workDiff(l.Work, rc.items[i]); d != "" {
-			rc.fail(c, "%s: claimed item %q differs from the one enqueued: %s", name, l.ID, d)
+			rc.fail(c, "%s: claimed item %q differs from the one enqueued (-want +got):\n%s", name, l.ID, d)
 			return false
 		}
 		from := l.Expires.Add(-claimRaceLease)

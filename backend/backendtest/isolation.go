@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 )
@@ -171,8 +173,8 @@ func compareList(r reporter, m *model, what string, got, want []memory.Record) {
 		return
 	}
 	for i := range got {
-		if got[i].Identity != want[i].Identity {
-			r.Errorf("%s: record %q has identity %+v, written with %+v", what, got[i].ID, got[i].Identity, want[i].Identity)
+		if got[i].Identity != want[i].Identity { // cmp.Diff only on failure: this loop is hot
+			r.Errorf("%s: record %q has another identity than it was written with (-want +got):\n%s", what, got[i].ID, cmp.Diff(want[i].Identity, got[i].Identity))
 		}
 	}
 }

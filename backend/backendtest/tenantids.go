@@ -45,7 +45,7 @@ func checkTenantIDs(r reporter, e *env) {
 			return
 		}
 		if diff := recordDiff(got, want); diff != "" {
-			r.Errorf("%s: tenant %q's %q changed: %s", what, tenant, want.ID, diff)
+			r.Errorf("%s: tenant %q's %q changed (-want +got):\n%s", what, tenant, want.ID, diff)
 		}
 	}
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
@@ -44,8 +46,12 @@ func TestMigrateFromVersion1(t *testing.T) {
 	defer d.Close()
 	ctx := context.Background()
 	got, err := d.List(ctx, tenantQuery("t"))
-	if err != nil || len(got) != 1 || got[0].Content != "kept from v1" || got[0].Version != 1 || got[0].Vector != nil {
-		t.Fatalf("after migration the tenant holds %+v, %v; want the v1 record at version 1 without a vector", got, err)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("after migration the tenant holds %d records, %v; want the v1 record", len(got), err)
+	}
+	v1 := memory.Record{Content: "kept from v1", Version: 1, Vector: nil}
+	if diff := cmp.Diff(v1, got[0], cmpopts.IgnoreFields(memory.Record{}, "ID", "Kind", "Identity", "Label", "Key", "Metadata", "Created", "Expires", "Tokens")); diff != "" {
+		t.Fatalf("after migration, the v1 record at version 1 without a vector (-want +got):\n%s", diff)
 	}
 	rec := got[0]
 	rec.Content = "changed"
@@ -54,8 +60,15 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Fatalf("Swap of the migrated record = %d, %v; want 2", v, err)
 	}
 	got, err = d.List(ctx, tenantQuery("t"))
-	if err != nil || len(got) != 1 || got[0].Version != 2 || len(got[0].Vector) != 3 || got[0].Identity != (memory.Identity{Tenant: "t", User: "alice", Session: "s"}) {
-		t.Fatalf("after Swap the tenant holds %+v, %v", got, err)
+	if err != nil || len(got) != 1 {
+		t.Fatalf("after Swap the tenant holds %d records, %v; want 1", len(got), err)
+	}
+	swapped := memory.Record{Identity: memory.Identity{Tenant: "t", User: "alice", Session: "s"}, Version: 2}
+	if diff := cmp.Diff(swapped, got[0], cmpopts.IgnoreFields(memory.Record{}, "ID", "Kind", "Label", "Key", "Content", "Metadata", "Created", "Expires", "Tokens", "Vector")); diff != "" {
+		t.Fatalf("after Swap the tenant holds (-want +got):\n%s", diff)
+	}
+	if len(got[0].Vector) != 3 {
+		t.Fatalf("after Swap the record has a vector of %d dimensions, want 3", len(got[0].Vector))
 	}
 }
 

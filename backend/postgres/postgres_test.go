@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
@@ -119,21 +121,16 @@ func TestRoundTripStorage(t *testing.T) {
 	for _, r := range got {
 		byID[r.ID] = r
 	}
+	// Times compare with Equal; no metadata must read back as nil, which
+	// EquateEmpty does not check, so the loop checks it on its own.
+	onlyTimesAndMetadata := cmpopts.IgnoreFields(memory.Record{}, "ID", "Kind", "Identity", "Label", "Key", "Content", "Tokens", "Version", "Vector")
 	for _, want := range recs {
 		g := byID[want.ID]
-		if !g.Created.Equal(want.Created) || !g.Expires.Equal(want.Expires) {
-			t.Errorf("%s: times %v / %v, want %v / %v", want.ID, g.Created, g.Expires, want.Created, want.Expires)
+		if diff := cmp.Diff(want, g, cmpopts.EquateEmpty(), onlyTimesAndMetadata); diff != "" {
+			t.Errorf("%s: times and metadata (-want +got):\n%s", want.ID, diff)
 		}
 		if len(want.Metadata) == 0 && g.Metadata != nil {
 			t.Errorf("%s: metadata %v, want nil", want.ID, g.Metadata)
-		}
-		for k, v := range want.Metadata {
-			if g.Metadata[k] != v {
-				t.Errorf("%s: metadata[%q] = %q, want %q", want.ID, k, g.Metadata[k], v)
-			}
-		}
-		if len(g.Metadata) != len(want.Metadata) {
-			t.Errorf("%s: %d metadata entries, want %d", want.ID, len(g.Metadata), len(want.Metadata))
 		}
 	}
 	var raw []struct {
@@ -343,7 +340,7 @@ func TestDocumentJSONB(t *testing.T) {
 	if err := d.Put(ctx, recs); err != nil {
 		t.Fatalf("Put: %v", err)
 	}
-	var row struct {
+	type documentRow struct {
 		Content  string `db:"content"`
 		Document string `db:"document"`
 		A        string `db:"a"`
@@ -352,6 +349,7 @@ func TestDocumentJSONB(t *testing.T) {
 		Same     bool   `db:"same"`
 		Contains bool   `db:"contains"`
 	}
+	var row documentRow
 	err := d.DB().Get(&row, `SELECT content, document::text AS document, document->>'a' AS a, document->'b'->>1 AS b1,
 		(document->'n')::numeric::text AS n, document = content::jsonb AS same, document @> '{"b":[{"c":null}]}' AS contains
 		FROM memory_records WHERE id = $1`, doc.ID)
@@ -366,8 +364,9 @@ func TestDocumentJSONB(t *testing.T) {
 	if want := `{"a": 2, "b": [1, "x", {"c": null}], "n": 1000}`; row.Document != want {
 		t.Errorf("document = %s, want the payload as jsonb, %s", row.Document, want)
 	}
-	if row.A != "2" || row.B1 != "x" || row.N != "1000" || !row.Same || !row.Contains {
-		t.Errorf("queries of the document column: %+v; want a = 2, b[1] = x, n = 1000, equal to content::jsonb, containing {\"b\":[{\"c\":null}]}", row)
+	queries := documentRow{A: "2", B1: "x", N: "1000", Same: true, Contains: true} // equal to content::jsonb, containing {"b":[{"c":null}]}
+	if diff := cmp.Diff(queries, row, cmpopts.IgnoreFields(documentRow{}, "Content", "Document")); diff != "" {
+		t.Errorf("queries of the document column (-want +got):\n%s", diff)
 	}
 	var nulls []string
 	if err := d.DB().Select(&nulls, `SELECT id FROM memory_records WHERE document IS NULL ORDER BY id`); err != nil {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
@@ -145,18 +147,13 @@ func checkResult(t *testing.T, what string, got []backend.Match, q backend.Query
 	}
 }
 
-// sameAsReference checks that got is exactly the reference result.
+// sameAsReference checks that got is exactly the reference result: the
+// same record ids in the same order, with scores within 1e-9.
 func sameAsReference(t *testing.T, what string, got, want []backend.Match) {
 	t.Helper()
-	if len(got) != len(want) {
-		t.Errorf("%s: %d results, want %d", what, len(got), len(want))
-		return
-	}
-	for i := range got {
-		if got[i].Record.ID != want[i].Record.ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
-			t.Errorf("%s: result %d is %s (%v), want %s (%v)", what, i, got[i].Record.ID, got[i].Score, want[i].Record.ID, want[i].Score)
-			return
-		}
+	onlyIDs := cmpopts.IgnoreFields(memory.Record{}, "Kind", "Identity", "Label", "Key", "Content", "Metadata", "Created", "Expires", "Tokens", "Version", "Vector")
+	if diff := cmp.Diff(want, got, onlyIDs, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("%s: results (-want +got):\n%s", what, diff)
 	}
 }
 

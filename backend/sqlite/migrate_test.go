@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
@@ -44,8 +46,12 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	id := memory.Identity{Tenant: "t", User: "alice", Session: "s"}
 	got := mustList(t, d, at(t, id, memory.LevelSession))
-	if len(got) != 1 || got[0].Content != "kept from v1" || got[0].Version != 1 || got[0].Vector != nil {
-		t.Fatalf("after migration the session holds %+v, want the v1 record at version 1 without a vector", got)
+	if len(got) != 1 {
+		t.Fatalf("after migration the session holds %d records, want the v1 record", len(got))
+	}
+	v1 := memory.Record{Content: "kept from v1", Version: 1, Vector: nil}
+	if diff := cmp.Diff(v1, got[0], cmpopts.IgnoreFields(memory.Record{}, "ID", "Kind", "Identity", "Label", "Key", "Metadata", "Created", "Expires", "Tokens")); diff != "" {
+		t.Fatalf("after migration, the v1 record at version 1 without a vector (-want +got):\n%s", diff)
 	}
 	rec := got[0]
 	rec.Content = "changed"
@@ -101,8 +107,15 @@ func TestMigrateFromVersion2(t *testing.T) {
 	ctx := context.Background()
 	acme := memory.Identity{Tenant: "acme", User: "alice", Session: "s"}
 	got := mustList(t, d, at(t, acme, memory.LevelSession))
-	if len(got) != 1 || got[0].ID != "shared" || got[0].Content != "kept from v2" || got[0].Version != 4 || got[0].Tokens != 3 || len(got[0].Vector) != 3 {
-		t.Fatalf("after migration the session holds %+v, want the v2 record at version 4 with its vector", got)
+	if len(got) != 1 {
+		t.Fatalf("after migration the session holds %d records, want the v2 record", len(got))
+	}
+	v2 := memory.Record{ID: "shared", Content: "kept from v2", Version: 4, Tokens: 3}
+	if diff := cmp.Diff(v2, got[0], cmpopts.IgnoreFields(memory.Record{}, "Kind", "Identity", "Label", "Key", "Metadata", "Created", "Expires", "Vector")); diff != "" {
+		t.Fatalf("after migration, the v2 record at version 4 (-want +got):\n%s", diff)
+	}
+	if len(got[0].Vector) != 3 {
+		t.Fatalf("after migration the v2 record has a vector of %d dimensions, want its 3", len(got[0].Vector))
 	}
 	matches, err := d.Search(ctx, at(t, acme, memory.LevelSession), []float32{1, 0, 0}, 5)
 	if err != nil || len(matches) != 1 || matches[0].Record.ID != "shared" {

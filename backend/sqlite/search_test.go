@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 )
@@ -179,8 +181,8 @@ func TestSearchConcurrentWithWrites(t *testing.T) {
 					return
 				}
 				for _, m := range ms {
-					if m.Record.Identity != mine {
-						errs <- fmt.Errorf("search in session mine returned %s of %+v", m.Record.ID, m.Record.Identity)
+					if m.Record.Identity != mine { // cmp.Diff only on failure: this loop races the writers
+						errs <- fmt.Errorf("search in session mine returned %s of another identity (-want +got):\n%s", m.Record.ID, cmp.Diff(mine, m.Record.Identity))
 						return
 					}
 				}

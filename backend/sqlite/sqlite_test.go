@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
 
@@ -64,18 +66,11 @@ func mustList(t *testing.T, d *Driver, q backend.Query) []memory.Record {
 	return recs
 }
 
-func sameRecord(a, b memory.Record) bool {
-	if a.ID != b.ID || a.Kind != b.Kind || a.Identity != b.Identity || a.Label != b.Label ||
-		a.Key != b.Key || a.Content != b.Content || a.Tokens != b.Tokens ||
-		!a.Created.Equal(b.Created) || !a.Expires.Equal(b.Expires) || len(a.Metadata) != len(b.Metadata) {
-		return false
-	}
-	for k, v := range a.Metadata {
-		if w, ok := b.Metadata[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
+// recordDiff compares a stored record with the one written (-want +got):
+// times compare with Equal, a nil and an empty Metadata map are equal, and
+// Version and Vector are not compared.
+func recordDiff(want, got memory.Record) string {
+	return cmp.Diff(want, got, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(memory.Record{}, "Version", "Vector"))
 }
 
 func TestRoundTrip(t *testing.T) {
@@ -104,8 +99,8 @@ func TestRoundTrip(t *testing.T) {
 		if len(got) != 1 {
 			t.Fatalf("record %s: got %d records", want.ID, len(got))
 		}
-		if !sameRecord(got[0], want) {
-			t.Errorf("record %s did not round-trip:\n got %+v\nwant %+v", want.ID, got[0], want)
+		if diff := recordDiff(want, got[0]); diff != "" {
+			t.Errorf("record %s did not round-trip (-want +got):\n%s", want.ID, diff)
 		}
 		if len(want.Metadata) == 0 && got[0].Metadata != nil {
 			t.Errorf("record %s: empty metadata came back as %#v, want nil", want.ID, got[0].Metadata)
@@ -162,8 +157,8 @@ func TestPersistence(t *testing.T) {
 		t.Fatalf("after reopen: %d records, want %d", len(got), len(want))
 	}
 	for i := range want {
-		if !sameRecord(got[i], want[i]) {
-			t.Errorf("record %d: got %+v, want %+v", i, got[i], want[i])
+		if diff := recordDiff(want[i], got[i]); diff != "" {
+			t.Errorf("record %d (-want +got):\n%s", i, diff)
 		}
 	}
 }
@@ -376,8 +371,11 @@ func TestConflict(t *testing.T) {
 	upd.Created = t0.Add(time.Minute)
 	mustPut(t, d, upd)
 	got := mustList(t, d, at(t, alice, memory.LevelSquadAgentRun))
-	if len(got) != 1 || !sameRecord(got[0], upd) {
-		t.Fatalf("after same-identity upsert: %+v, want %+v", got, upd)
+	if len(got) != 1 {
+		t.Fatalf("after same-identity upsert: %d records, want 1", len(got))
+	}
+	if diff := recordDiff(upd, got[0]); diff != "" {
+		t.Fatalf("after same-identity upsert (-want +got):\n%s", diff)
 	}
 
 	// Same id, any identity field but tenant different: refused, batch
@@ -438,8 +436,12 @@ func TestConflict(t *testing.T) {
 	}
 	batch[35].ID = memory.NewID(t0)
 	mustPut(t, d, batch...)
-	if got := mustList(t, d, at(t, bob, memory.LevelUser)); len(got) != 40 || got[0].Identity != bob {
-		t.Fatalf("one-identity batch: %d records, first %+v", len(got), got)
+	got = mustList(t, d, at(t, bob, memory.LevelUser))
+	if len(got) != 40 {
+		t.Fatalf("one-identity batch: %d records, want 40", len(got))
+	}
+	if diff := cmp.Diff(bob, got[0].Identity); diff != "" {
+		t.Fatalf("one-identity batch: first record's identity (-want +got):\n%s", diff)
 	}
 	mustDelete(t, d, at(t, bob, memory.LevelUser), 40)
 

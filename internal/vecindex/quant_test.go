@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	gocmp "github.com/google/go-cmp/cmp" // the standard library's cmp orders the hits
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/agentmem/memory/internal/vecmath"
 )
 
@@ -164,9 +167,9 @@ func TestSearchEqualsPlainScan(t *testing.T) {
 						if err != nil {
 							t.Fatal(err)
 						}
-						if !slices.Equal(got, want) {
+						if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
 							name := fmt.Sprintf("d=%d query %d k=%d filtered=%v workers=%d", d, qi, k, accept != nil, workers)
-							t.Fatalf("%s: search differs from a plain scan:\n got %v\nwant %v", name, got, want)
+							t.Fatalf("%s: search differs from a plain scan (-want +got):\n%s", name, diff)
 						}
 					}
 				}
@@ -200,8 +203,8 @@ func TestSearchWorstOrder(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(got, want) {
-					t.Fatalf("k=%d filtered=%v workers=%d: search differs from a plain scan", k, accept != nil, workers)
+				if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+					t.Fatalf("k=%d filtered=%v workers=%d: search differs from a plain scan (-want +got):\n%s", k, accept != nil, workers, diff)
 				}
 			}
 		}
@@ -251,8 +254,8 @@ func FuzzSearch(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, want) {
-			t.Fatalf("search differs from a plain scan:\n got %v\nwant %v", got, want)
+		if diff := gocmp.Diff(want, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Fatalf("search differs from a plain scan (-want +got):\n%s", diff)
 		}
 	})
 }

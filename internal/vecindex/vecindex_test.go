@@ -8,6 +8,9 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	gocmp "github.com/google/go-cmp/cmp" // the standard library's cmp orders the hits
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // corpus is test data: Sets and, for the reference, the vectors added.
@@ -182,8 +185,8 @@ func TestSearchLargeRunsInParallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got, seq) {
-			t.Errorf("query %d: parallel and sequential results differ:\n%v\n%v", i, got, seq)
+		if diff := gocmp.Diff(seq, got, cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("query %d: parallel and sequential results differ (-sequential +parallel):\n%s", i, diff)
 		}
 	}
 }
@@ -238,10 +241,12 @@ func TestSearchTiesFollowTie(t *testing.T) {
 			if len(got) != len(want) {
 				t.Fatalf("k=%d workers=%d: %d hits, want %d", k, workers, len(got), len(want))
 			}
-			for i, h := range got {
-				if h.Ref != want[i] || h.Score != got[0].Score {
-					t.Fatalf("k=%d workers=%d: hit %d is %+v, want Ref %d with score %v", k, workers, i, h, want[i], got[0].Score)
-				}
+			wantHits := make([]Hit, len(want)) // every hit at the first one's score
+			for i, ref := range want {
+				wantHits[i] = Hit{Ref: ref, Score: got[0].Score}
+			}
+			if diff := gocmp.Diff(wantHits, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Fatalf("k=%d workers=%d: hits (-want +got):\n%s", k, workers, diff)
 			}
 		}
 	}
@@ -544,8 +549,8 @@ func TestConcurrentSearches(t *testing.T) {
 					t.Error(err)
 					return
 				}
-				if !slices.Equal(got, want[qi]) {
-					t.Errorf("goroutine %d, query %d: concurrent result differs", g, qi)
+				if diff := gocmp.Diff(want[qi], got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("goroutine %d, query %d: concurrent result differs (-want +got):\n%s", g, qi, diff)
 					return
 				}
 			}
