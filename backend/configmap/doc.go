@@ -17,8 +17,9 @@
 //
 // agent-memory-<name> must be a valid ConfigMap name (a DNS-1123
 // subdomain). Every other form, a path such as ../x or a/../../b among
-// them, is memory.ErrInvalidArgument, so no two namespaces' agents and no
-// crafted id can share an object; a record without an agent is
+// them, is memory.ErrInvalidArgument, so neither another namespace's
+// agent nor a crafted path lands in an agent's object (the two forms of
+// one agent of the namespace share it); a record without an agent is
 // memory.ErrIncompleteScope. Every ConfigMap the driver writes carries
 // the label agentmem.io/agent-memory=v1.
 //
