@@ -91,6 +91,11 @@ type Config struct {
 	VectorSearch VectorSearch
 	// Claimer declares that the driver implements backend.Claimer.
 	Claimer bool
+	// PerAgent, when not nil, declares that the driver keeps each agent's
+	// records in one object of its own, with the narrowings PerAgent
+	// lists; the checks adapt their data to them or skip saying which
+	// they break.
+	PerAgent *PerAgent
 	// Replica returns another independent handle on the storage of d, a
 	// driver NewDriver returned: its own connection pool, reading the same
 	// clock as d, as a second replica of a program would open. The suite

@@ -68,10 +68,10 @@ func checkConcurrency(r reporter, e *env) {
 		hot     = 5 // ids every writer upserts
 	)
 	sharedScope := memory.Identity{Tenant: "conc", Squad: "shared"}
-	hotIdentity := memory.Identity{Tenant: "conc", Squad: "shared", Session: "hot"}
+	hotIdentity := e.agentID(d, memory.Identity{Tenant: "conc", Squad: "shared", Session: "hot"})
 	squadFilter := mustFilter(r, memory.Posture{}, sharedScope, memory.LevelSquad)
 	own := func(w int) memory.Identity {
-		return memory.Identity{Tenant: "conc", User: fmt.Sprintf("user-%d", w), Session: "s"}
+		return e.agentID(d, memory.Identity{Tenant: "conc", User: fmt.Sprintf("user-%d", w), Session: "s"})
 	}
 	c := &collector{}
 	var (
@@ -96,7 +96,7 @@ func checkConcurrency(r reporter, e *env) {
 						rec.Identity = own(w)
 						mine[w] = append(mine[w], rec)
 					} else {
-						rec.Identity = memory.Identity{Tenant: "conc", Squad: "shared", Agent: fmt.Sprintf("agent-%d", w)}
+						rec.Identity = e.agentID(d, memory.Identity{Tenant: "conc", Squad: "shared", Agent: fmt.Sprintf("agent-%d", w)})
 						shared[w] = append(shared[w], rec)
 					}
 					batch = append(batch, rec)
@@ -106,7 +106,7 @@ func checkConcurrency(r reporter, e *env) {
 				hotContent[content] = true
 				hotMu.Unlock()
 				batch = append(batch, memory.Record{ID: fmt.Sprintf("hot-%d", (w+i)%hot), Kind: memory.KindFact, Identity: hotIdentity, Content: content, Created: t0})
-				if err := d.Put(ctx, batch); err != nil {
+				if err := e.putBatch(ctx, d, batch); err != nil {
 					c.Errorf("writer %d: Put: %v", w, err)
 					return
 				}
@@ -126,7 +126,7 @@ func checkConcurrency(r reporter, e *env) {
 		})
 	}
 	wg.Go(func() {
-		id := memory.Identity{Tenant: "conc", User: "deleter", Session: "d"}
+		id := e.agentID(d, memory.Identity{Tenant: "conc", User: "deleter", Session: "d"})
 		f := mustFilter(c, memory.Posture{}, id, memory.LevelSession)
 		for i := range rounds {
 			var batch []memory.Record

@@ -22,7 +22,7 @@ func expiring(rid string, id memory.Identity, ago int, exp time.Time) memory.Rec
 func checkExpiry(r reporter, e *env) {
 	d, clk := e.open(r)
 	ctx := context.Background()
-	id := memory.Identity{Tenant: "exp", User: "u", Session: "s"}
+	id := e.agentID(d, memory.Identity{Tenant: "exp", User: "u", Session: "s"})
 	east := time.FixedZone("UTC+0530", 5*3600+1800)
 	// The records that expire first are the newest, so a driver that
 	// applies Limit before hiding expired records returns too few.

@@ -41,11 +41,11 @@ var postures = []memory.Posture{
 func checkIsolation(r reporter, e *env) {
 	rng := e.rand(r)
 	d, _ := e.open(r)
-	ds := genDataset(rng, "iso", isolationWriters, isolationProbes)
+	ds := e.agentDataset(d, genDataset(rng, "iso", isolationWriters, isolationProbes))
 	// Write in random small batches, as a Store would.
 	for recs := ds.recs; len(recs) > 0; {
 		n := min(len(recs), 1+rng.IntN(40))
-		mustPut(r, d, "isolation data set", recs[:n])
+		e.put(r, d, "isolation data set", recs[:n])
 		recs = recs[n:]
 	}
 	m := newModel(ds.recs)
@@ -192,8 +192,8 @@ func containsID(recs []memory.Record, id string) bool {
 // data set: each narrows within the scope and never widens it.
 func checkListNarrowing(r reporter, e *env) {
 	d, _ := e.open(r)
-	me := memory.Identity{Tenant: "nar", User: "alice", Session: "s1"}
-	other := memory.Identity{Tenant: "nar", User: "alicia", Session: "s1"}
+	me := e.agentID(d, memory.Identity{Tenant: "nar", User: "alice", Session: "s1"})
+	other := e.agentID(d, memory.Identity{Tenant: "nar", User: "alicia", Session: "s1"})
 	at := func(i int) time.Time { return t0.Add(time.Duration(i) * time.Millisecond) }
 	recs := []memory.Record{
 		{ID: "a1", Kind: memory.KindTurn, Identity: me, Label: "user", Content: "one", Created: at(1)},
@@ -246,7 +246,7 @@ func checkListNarrowing(r reporter, e *env) {
 // one nanosecond apart is not.
 func checkOrdering(r reporter, e *env) {
 	d, _ := e.open(r)
-	id := memory.Identity{Tenant: "ord", Squad: "sq"}
+	id := e.agentID(d, memory.Identity{Tenant: "ord", Squad: "sq"})
 	east := time.FixedZone("UTC+0530", 5*3600+1800)
 	west := time.FixedZone("UTC-0800", -8*3600)
 	base := t0

@@ -13,7 +13,7 @@ import (
 func checkClose(r reporter, e *env) {
 	d, _ := e.open(r)
 	ctx := context.Background()
-	id := memory.Identity{Tenant: "close", User: "u"}
+	id := e.agentID(d, memory.Identity{Tenant: "close", User: "u"})
 	mustPut(r, d, "before Close", []memory.Record{{ID: "c-1", Kind: memory.KindFact, Identity: id, Content: "x", Created: t0}})
 	noErr(r, "Close", d.Close())
 	noErr(r, "second Close", d.Close())
@@ -35,7 +35,7 @@ func checkClose(r reporter, e *env) {
 // with the context's error, unchanged, and has no effect.
 func checkCancelledContext(r reporter, e *env) {
 	d, _ := e.open(r)
-	id := memory.Identity{Tenant: "ctx", User: "u", Session: "s"}
+	id := e.agentID(d, memory.Identity{Tenant: "ctx", User: "u", Session: "s"})
 	existing := memory.Record{ID: "ctx-1", Kind: memory.KindTurn, Identity: id, Content: "kept", Created: t0}
 	mustPut(r, d, "before cancelling", []memory.Record{existing})
 	q := backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}

@@ -43,7 +43,10 @@ func checkRoundTrip(r reporter, e *env) {
 		// White space that must not be trimmed, and an empty metadata map.
 		{ID: "rt-4", Kind: memory.KindFact, Identity: memory.Identity{Tenant: "tenant-ü", User: "u"}, Label: "  spaced ", Content: "  \n", Metadata: map[string]string{}, Created: t0.In(zone), Tokens: 7},
 	}
-	mustPut(r, d, "round-trip records", recs)
+	// Under Config.PerAgent: agents renamed, one Put per agent.
+	recs = e.agentRecords(d, recs)
+	full = recs[0]
+	e.put(r, d, "round-trip records", recs)
 	for _, want := range recs {
 		q := tenantQuery(want.Identity.Tenant)
 		q.IDs = []string{want.ID}
@@ -81,7 +84,7 @@ func checkRoundTrip(r reporter, e *env) {
 func checkUpsert(r reporter, e *env) {
 	d, _ := e.open(r)
 	ctx := context.Background()
-	id := memory.Identity{Tenant: "up", User: "u", Session: "s"}
+	id := e.agentID(d, memory.Identity{Tenant: "up", User: "u", Session: "s"})
 	orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "working", Content: jsonString("v1"), Metadata: map[string]string{"a": "1"}, Created: t0, Tokens: 1}
 	mustPut(r, d, "original", []memory.Record{orig})
 	upd := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: id, Key: "k", Label: "domain", Content: jsonString("v2"), Metadata: map[string]string{"b": "2"},
@@ -96,6 +99,7 @@ func checkUpsert(r reporter, e *env) {
 		{Tenant: "up", User: "u"},
 	}
 	for i, o := range others {
+		o = e.agentID(d, o)
 		clash := upd
 		clash.Identity = o
 		clash.Content = jsonString("hijacked")

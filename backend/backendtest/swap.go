@@ -31,7 +31,7 @@ func getOne(r reporter, d backend.Driver, tenant, id string) (memory.Record, boo
 func checkVersions(r reporter, e *env) {
 	d, _ := e.open(r)
 	ctx := context.Background()
-	id := memory.Identity{Tenant: "versions", User: "u", Session: "s"}
+	id := e.agentID(d, memory.Identity{Tenant: "versions", User: "u", Session: "s"})
 	rec := func(rid, content string) memory.Record {
 		return memory.Record{ID: rid, Kind: memory.KindDocument, Identity: id, Key: rid, Content: jsonString(content), Created: t0, Version: 99}
 	}

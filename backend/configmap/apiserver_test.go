@@ -14,7 +14,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -36,18 +38,24 @@ const (
 	kubeconfigEnv = "KUBECONFIG"
 )
 
-// notRequested is why the real-server subtests skip. Unlike PostgreSQL,
-// whose server binaries the test scripts find on the machine, a Kubernetes
-// API server is never available here unless the caller provides one, so
-// AGENTMEM_REQUIRE_SERVERS does not turn this skip into a failure: the
-// mode is opt-in, and the same tests always run on the fake clientset.
-const notRequested = "real API server mode not requested: set " + assetsEnv + " (a directory with kube-apiserver and etcd) or " + kubeconfigEnv
+// requireEnv is the environment variable that turns a missing server
+// into a failure, as it does for internal/pgtest (pgtest.RequireEnv). CI
+// sets it, and sets assetsEnv from scripts/kube-assets.
+const requireEnv = "AGENTMEM_REQUIRE_SERVERS"
 
-// real is the API server shared by the package's tests, started once.
+// notRequested is why the real-server subtests skip when neither variable
+// is set and requireEnv is not 1. The same tests always run on the fake
+// clientset.
+const notRequested = "real API server mode not requested: set " + assetsEnv + " (a directory with kube-apiserver and etcd; scripts/kube-assets builds one) or " + kubeconfigEnv
+
+// real is the API server shared by the package's tests, started once, by
+// the test named first.
 var real struct {
 	once   sync.Once
+	cfg    *rest.Config
 	client kubernetes.Interface
 	err    error
+	first  string
 	stop   func()
 }
 
@@ -61,29 +69,51 @@ func TestMain(m *testing.M) {
 }
 
 // realServer returns a client of a real API server, starting one from
-// KUBEBUILDER_ASSETS or connecting through KUBECONFIG, or skips the test
-// when neither is set.
+// KUBEBUILDER_ASSETS or connecting through KUBECONFIG; without either it
+// skips the test, or fails it when AGENTMEM_REQUIRE_SERVERS=1. The client
+// has no client-side rate limit: the tests that use it check what the
+// server stores, and make hundreds of calls. When the server did not
+// start, the test that tried reports why in full and every later one says
+// where to find that report.
 func realServer(t *testing.T) kubernetes.Interface {
+	t.Helper()
+	realConfig(t)
+	return real.client
+}
+
+// realConfig returns the client configuration of the real API server, as
+// realServer does, with client-go's default client-side rate limit (5
+// requests a second, bursts of 10), as a controller's client has.
+func realConfig(t *testing.T) *rest.Config {
 	t.Helper()
 	assets, kubeconfig := os.Getenv(assetsEnv), os.Getenv(kubeconfigEnv)
 	if assets == "" && kubeconfig == "" {
+		if os.Getenv(requireEnv) == "1" {
+			t.Fatalf("%s=1 and no real API server: %s", requireEnv, notRequested)
+		}
 		t.Skip(notRequested)
 	}
 	real.once.Do(func() {
-		var cfg *rest.Config
+		real.first = t.Name()
 		if assets != "" {
-			cfg, real.stop, real.err = startAPIServer(assets)
+			real.cfg, real.stop, real.err = startAPIServer(assets)
 		} else {
-			cfg, real.err = clientcmd.BuildConfigFromFlags("", kubeconfig)
+			real.cfg, real.err = clientcmd.BuildConfigFromFlags("", kubeconfig)
 		}
 		if real.err == nil {
-			real.client, real.err = kubernetes.NewForConfig(cfg)
+			unlimited := rest.CopyConfig(real.cfg)
+			unlimited.QPS = -1 // no client-side rate limiter
+			real.client, real.err = kubernetes.NewForConfig(unlimited)
 		}
 	})
-	if real.err != nil {
+	switch {
+	case real.err != nil && real.first == t.Name():
 		t.Fatalf("real API server: %v", real.err)
+	case real.err != nil:
+		first, _, _ := strings.Cut(real.err.Error(), "; its output")
+		t.Fatalf("real API server unavailable: it failed to start in %s, whose failure shows its output (%s)", real.first, first)
 	}
-	return real.client
+	return rest.CopyConfig(real.cfg)
 }
 
 // testNamespace creates a fresh namespace for one test and deletes it when
@@ -107,17 +137,18 @@ func testNamespace(t *testing.T, cs kubernetes.Interface) string {
 // their state in a temporary directory, and returns a client
 // configuration (a static admin token over TLS with the server's
 // self-signed certificate) and a function that stops both and removes the
-// directory.
-func startAPIServer(dir string) (*rest.Config, func(), error) {
+// directory. args are added to kube-apiserver's own. When either process
+// exits before the server is ready, it fails at once with that process's
+// output.
+func startAPIServer(dir string, args ...string) (*rest.Config, func(), error) {
 	tmp, err := os.MkdirTemp("", "agentmem-apiserver-")
 	if err != nil {
 		return nil, nil, err
 	}
-	var procs []*exec.Cmd
+	var procs []*process
 	stop := func() {
 		for i := len(procs) - 1; i >= 0; i-- {
-			_ = procs[i].Process.Kill()
-			_ = procs[i].Wait()
+			procs[i].kill()
 		}
 		_ = os.RemoveAll(tmp)
 	}
@@ -132,15 +163,13 @@ func startAPIServer(dir string) (*rest.Config, func(), error) {
 	client, peer, secure := ports[0], ports[1], ports[2]
 	etcdURL := "http://127.0.0.1:" + strconv.Itoa(client)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
-	var logs syncBuffer
-	etcd := exec.Command(filepath.Join(dir, "etcd"),
+	etcd, err := startProcess(filepath.Join(dir, "etcd"),
 		"--data-dir="+filepath.Join(tmp, "etcd"),
 		"--listen-client-urls="+etcdURL, "--advertise-client-urls="+etcdURL,
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
 		"--initial-cluster=default="+peerURL, "--unsafe-no-fsync=true")
-	etcd.Stdout, etcd.Stderr = &logs, &logs
-	if err := etcd.Start(); err != nil {
-		return fail(fmt.Errorf("starting etcd: %w", err))
+	if err != nil {
+		return fail(err)
 	}
 	procs = append(procs, etcd)
 
@@ -161,20 +190,24 @@ func startAPIServer(dir string) (*rest.Config, func(), error) {
 		return fail(err)
 	}
 	host := "https://127.0.0.1:" + strconv.Itoa(secure)
-	api := exec.Command(filepath.Join(dir, "kube-apiserver"),
-		"--etcd-servers="+etcdURL,
-		"--cert-dir="+filepath.Join(tmp, "certs"),
+	api, err := startProcess(filepath.Join(dir, "kube-apiserver"), append([]string{
+		"--etcd-servers=" + etcdURL,
+		"--cert-dir=" + filepath.Join(tmp, "certs"),
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(secure),
+		// The default (lease) endpoint reconciler refuses a loopback
+		// advertise address and the server exits at start; nothing here
+		// needs the kubernetes Service's endpoints.
+		"--endpoint-reconciler-type=none",
+		"--secure-port=" + strconv.Itoa(secure),
 		"--service-cluster-ip-range=10.0.0.0/24",
-		"--service-account-issuer="+host,
-		"--service-account-key-file="+keyFile,
-		"--service-account-signing-key-file="+keyFile,
-		"--token-auth-file="+tokenFile,
-		"--authorization-mode=AlwaysAllow")
-	api.Stdout, api.Stderr = &logs, &logs
-	if err := api.Start(); err != nil {
-		return fail(fmt.Errorf("starting kube-apiserver: %w", err))
+		"--service-account-issuer=" + host,
+		"--service-account-key-file=" + keyFile,
+		"--service-account-signing-key-file=" + keyFile,
+		"--token-auth-file=" + tokenFile,
+		"--authorization-mode=AlwaysAllow",
+	}, args...)...)
+	if err != nil {
+		return fail(err)
 	}
 	procs = append(procs, api)
 
@@ -183,7 +216,8 @@ func startAPIServer(dir string) (*rest.Config, func(), error) {
 	if err != nil {
 		return fail(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
+	const patience = 90 * time.Second
+	deadline := time.Now().Add(patience)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		_, err = cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
@@ -191,11 +225,75 @@ func startAPIServer(dir string) (*rest.Config, func(), error) {
 		if err == nil {
 			return cfg, stop, nil
 		}
-		if time.Now().After(deadline) {
-			return fail(fmt.Errorf("kube-apiserver not ready after 90s: %v\n%s", err, logs.String()))
+		for _, p := range procs {
+			if done, exit := p.exited(); done {
+				return fail(fmt.Errorf("%s exited before the API server was ready (%v); its output:\n%s", p.name, exit, p.output()))
+			}
 		}
-		time.Sleep(250 * time.Millisecond)
+		if time.Now().After(deadline) {
+			return fail(fmt.Errorf("kube-apiserver not ready after %s: %v; its output:\n%s\netcd's output:\n%s", patience, err, api.output(), etcd.output()))
+		}
+		select {
+		case <-etcd.done:
+		case <-api.done:
+		case <-time.After(250 * time.Millisecond):
+		}
 	}
+}
+
+// process is a server the tests started: its command, output and exit.
+type process struct {
+	name string
+	cmd  *exec.Cmd
+	log  syncBuffer
+	done chan struct{} // closed when it has exited
+	err  error         // its exit, once done is closed
+}
+
+// startProcess starts path with args, collecting its output. The kernel
+// kills it if the test process dies first (Linux's parent-death signal),
+// so a killed test run leaves no server behind.
+func startProcess(path string, args ...string) (*process, error) {
+	p := &process{name: filepath.Base(path), cmd: exec.Command(path, args...), done: make(chan struct{})}
+	p.cmd.Stdout, p.cmd.Stderr = &p.log, &p.log
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := p.cmd.Start(); err != nil {
+		return nil, fmt.Errorf("starting %s: %w", p.name, err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited reports whether the process has exited, and how.
+func (p *process) exited() (bool, error) {
+	select {
+	case <-p.done:
+		return true, p.err
+	default:
+		return false, nil
+	}
+}
+
+// outputTail is how much of a process's output a failure shows: the end,
+// where a server says why it stopped.
+const outputTail = 16 << 10
+
+// output returns the end of what the process wrote.
+func (p *process) output() string {
+	s := p.log.String()
+	if len(s) > outputTail {
+		s = "[...]" + s[len(s)-outputTail:]
+	}
+	return s
+}
+
+// kill stops the process and waits for it.
+func (p *process) kill() {
+	_ = p.cmd.Process.Kill()
+	<-p.done
 }
 
 // freePorts returns n loopback TCP ports that were free a moment ago.
@@ -218,8 +316,8 @@ func freePorts(n int) ([]int, error) {
 	return out, nil
 }
 
-// syncBuffer collects the output of both processes, which exec copies from
-// goroutines of its own.
+// syncBuffer collects the output of a process, which exec copies from a
+// goroutine of its own.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -23,7 +23,20 @@ type cluster struct {
 	ns     string
 	// reactor is the fake's reactor; nil on a real API server.
 	reactor *rvReactor
+	// monitor is the identity most tests write as: the package's monitor,
+	// as an agent of ns.
+	monitor memory.Identity
 }
+
+// newCluster returns the cluster of client and namespace ns.
+func newCluster(client typedcorev1.ConfigMapsGetter, ns string, r *rvReactor) *cluster {
+	c := &cluster{client: client, ns: ns, reactor: r, monitor: monitor}
+	c.monitor.Agent = c.agent("monitor")
+	return c
+}
+
+// agent returns the id of the agent name of c's namespace.
+func (c *cluster) agent(name string) string { return configmap.AgentScheme + c.ns + "/" + name }
 
 // onClusters runs fn against the fake clientset and, as the subtest
 // "apiserver", against a real API server when one was requested (see
@@ -32,11 +45,11 @@ func onClusters(t *testing.T, fn func(t *testing.T, c *cluster)) {
 	t.Helper()
 	t.Run("fake", func(t *testing.T) {
 		cs, r := newFake()
-		fn(t, &cluster{client: cs.CoreV1(), ns: "ai-agents", reactor: r})
+		fn(t, newCluster(cs.CoreV1(), "ai-agents", r))
 	})
 	t.Run("apiserver", func(t *testing.T) {
 		cs := realServer(t)
-		fn(t, &cluster{client: cs.CoreV1(), ns: testNamespace(t, cs)})
+		fn(t, newCluster(cs.CoreV1(), testNamespace(t, cs), nil))
 	})
 }
 

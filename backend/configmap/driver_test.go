@@ -22,25 +22,60 @@ import (
 // monitor is the agent most tests write as.
 var monitor = memory.Identity{Tenant: "acme", User: "alice", Agent: "kaos://agent/ai-agents/monitor", Session: "run-1"}
 
-// TestObjectName checks the agent-name rule and the Kubernetes name check.
-func TestObjectName(t *testing.T) {
-	for agent, want := range map[string]string{
-		"kaos://agent/ai-agents/monitor": "agent-memory-monitor",
-		"monitor":                        "agent-memory-monitor",
-		"kaos://agent/ns2/monitor":       "agent-memory-monitor",
-		"code.reviewer-2":                "agent-memory-code.reviewer-2",
+// TestParseAgent checks the agent-id forms ParseAgent accepts and
+// refuses.
+func TestParseAgent(t *testing.T) {
+	for agent, want := range map[string][2]string{
+		"kaos://agent/ai-agents/monitor":              {"ai-agents", "monitor"},
+		"kaos://agent/ns2/monitor":                    {"ns2", "monitor"},
+		"kaos://agent/a/code.reviewer-2":              {"a", "code.reviewer-2"},
+		"monitor":                                     {"", "monitor"},
+		"code.reviewer-2":                             {"", "code.reviewer-2"},
+		"kaos://agent/ns/" + strings.Repeat("x", 240): {"ns", strings.Repeat("x", 240)},
 	} {
-		got, err := configmap.ObjectName(agent)
+		ns, name, err := configmap.ParseAgent(agent)
+		if err != nil || ns != want[0] || name != want[1] {
+			t.Errorf("ParseAgent(%q) = %q, %q, %v; want %q, %q", agent, ns, name, err, want[0], want[1])
+		}
+	}
+	_, _, err := configmap.ParseAgent("")
+	wantErr(t, "ParseAgent of no agent", err, memory.ErrIncompleteScope)
+	for _, bad := range []string{
+		// Paths that used to collapse to their last segment.
+		"../x", "a/../../b", "kaos://agent/ns/../x", "kaos://agent/../x", "ns/monitor", "/monitor", "monitor/",
+		"kaos://agent/ns/a/b", "kaos://agent/monitor", "kaos://agent/ns/", "kaos://agent//monitor", "kaos://agent/",
+		"kaos://agent/Ns/monitor", "kaos://agent/n_s/monitor", "kaos://agent/" + strings.Repeat("n", 64) + "/monitor",
+		"KAOS://agent/ns/monitor", "kaos://agents/ns/monitor", "https://agent/ns/monitor", "urn:monitor",
+		"Monitor", "名前", "a b", "under_score", "a..b", ".", "..", strings.Repeat("x", 241),
+	} {
+		_, _, err := configmap.ParseAgent(bad)
+		wantErr(t, fmt.Sprintf("ParseAgent(%q)", bad), err, memory.ErrInvalidArgument)
+	}
+}
+
+// TestObjectName checks the object names of a driver's agents: an agent
+// of its namespace, by URI or by name alone, gets
+// agent-memory-<agent-name>; an agent of another namespace is refused.
+func TestObjectName(t *testing.T) {
+	cs, _ := newFake()
+	d, err := configmap.New(configmap.Options{Client: cs.CoreV1(), Namespace: "acme-ns"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for agent, want := range map[string]string{
+		"kaos://agent/acme-ns/monitor": "agent-memory-monitor",
+		"monitor":                      "agent-memory-monitor",
+		"code.reviewer-2":              "agent-memory-code.reviewer-2",
+	} {
+		got, err := d.ObjectName(agent)
 		if err != nil || got != want {
 			t.Errorf("ObjectName(%q) = %q, %v; want %q", agent, got, err, want)
 		}
 	}
-	_, err := configmap.ObjectName("")
-	wantErr(t, "ObjectName of no agent", err, memory.ErrIncompleteScope)
-	for _, bad := range []string{"Monitor", "kaos://agent/ns/", "名前", "a b", "under_score", "a..b", strings.Repeat("x", 250)} {
-		_, err := configmap.ObjectName(bad)
-		wantErr(t, fmt.Sprintf("ObjectName(%q)", bad), err, memory.ErrInvalidArgument)
-	}
+	_, err = d.ObjectName("kaos://agent/evil-ns/monitor")
+	wantErr(t, "ObjectName of another namespace's agent", err, memory.ErrPermissionDenied)
+	_, err = d.ObjectName("../monitor")
+	wantErr(t, "ObjectName of a path", err, memory.ErrInvalidArgument)
 }
 
 // TestNew checks the options New refuses and its defaults.
@@ -71,9 +106,9 @@ func TestNew(t *testing.T) {
 func TestLayout(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		first := memory.NewSummary(monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: p99 spike at 03:12", t0)
-		second := memory.NewSummary(monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: no anomaly", t0.Add(time.Hour))
-		early := memory.NewSummary(monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: baseline", time.Date(1969, 7, 20, 20, 17, 40, 0, time.UTC))
+		first := memory.NewSummary(c.monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: p99 spike at 03:12", t0)
+		second := memory.NewSummary(c.monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: no anomaly", t0.Add(time.Hour))
+		early := memory.NewSummary(c.monitor, "nightly/scan", "[nightly/scan] Task: Scan payments | Result: baseline", time.Date(1969, 7, 20, 20, 17, 40, 0, time.UTC))
 		mustPut(t, d, second, first)
 		mustPut(t, d, early)
 
@@ -106,7 +141,7 @@ func TestLayout(t *testing.T) {
 			if err := json.Unmarshal(cm.BinaryData[stem+".json"], &rec); err != nil {
 				t.Errorf("binaryData %s.json: %v", stem, err)
 			}
-			if rec.ID == "" || rec.Identity.Agent != monitor.Agent || rec.Version != 1 {
+			if rec.ID == "" || rec.Identity.Agent != c.monitor.Agent || rec.Version != 1 {
 				t.Errorf("record beside %s: %+v", k, rec)
 			}
 		}
@@ -125,12 +160,12 @@ func TestForeignKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := c.driver(t, configmap.Options{})
-		r := memory.NewSummary(monitor, "wf/step", "line", t0)
+		r := memory.NewSummary(c.monitor, "wf/step", "line", t0)
 		mustPut(t, d, r)
-		if got := mustList(t, d, scoped(t, monitor, memory.LevelAgent)); !slices.Equal(idsOf(got), []string{r.ID}) {
+		if got := mustList(t, d, scoped(t, c.monitor, memory.LevelAgent)); !slices.Equal(idsOf(got), []string{r.ID}) {
 			t.Errorf("List: %q", idsOf(got))
 		}
-		n, err := d.Delete(context.Background(), scoped(t, monitor, memory.LevelAgent))
+		n, err := d.Delete(context.Background(), scoped(t, c.monitor, memory.LevelAgent))
 		if err != nil || n != 1 {
 			t.Fatalf("Delete: %d, %v", n, err)
 		}
@@ -145,8 +180,8 @@ func TestForeignKeys(t *testing.T) {
 func TestVersions(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		r := memory.NewFact(monitor, "payments p99 is 40ms", t0)
-		q := scoped(t, monitor, memory.LevelAgent)
+		r := memory.NewFact(c.monitor, "payments p99 is 40ms", t0)
+		q := scoped(t, c.monitor, memory.LevelAgent)
 		for want := int64(1); want <= 3; want++ {
 			mustPut(t, d, r)
 			if got := mustList(t, d, q); len(got) != 1 || got[0].Version != want {
@@ -170,7 +205,7 @@ func TestRoundTrip(t *testing.T) {
 		zone := time.FixedZone("UTC+0545", 5*3600+45*60)
 		in := memory.Record{
 			ID: "rt-ü-1", Kind: memory.KindDocument,
-			Identity: memory.Identity{Tenant: "tenant-ü", User: "用户", Agent: "kaos://agent/ns/monitor", Instance: "inst-🦊", Squad: "squad é", Session: "run-Ω"},
+			Identity: memory.Identity{Tenant: "tenant-ü", User: "用户", Agent: c.agent("monitor"), Instance: "inst-🦊", Squad: "squad é", Session: "run-Ω"},
 			Label:    "working", Key: "live_chat_vendors/ключ",
 			Content:  "{\"note\":\"naïve café 🦊\\n\\ttab 'single' \\\"double\\\" \\\\ %_*\"}\r\n\t  ",
 			Metadata: map[string]string{"source": "wf/step-1", "ключ": "значение", "empty": ""},
@@ -203,13 +238,13 @@ func TestRoundTrip(t *testing.T) {
 func TestConflicts(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: monitor, Key: "k", Content: `"v1"`, Created: t0}
+		orig := memory.Record{ID: "doc-1", Kind: memory.KindDocument, Identity: c.monitor, Key: "k", Content: `"v1"`, Created: t0}
 		mustPut(t, d, orig)
 		for _, o := range []memory.Identity{
-			{Tenant: "acme", User: "bob", Agent: monitor.Agent, Session: "run-1"},
-			{Tenant: "other", User: "alice", Agent: monitor.Agent, Session: "run-1"},
-			{Tenant: "acme", User: "alice", Agent: "kaos://agent/ns2/monitor", Session: "run-1"},
-			{Tenant: "acme", User: "alice", Agent: "kaos://agent/ai-agents/reviewer", Session: "run-1"},
+			{Tenant: "acme", User: "bob", Agent: c.monitor.Agent, Session: "run-1"},
+			{Tenant: "other", User: "alice", Agent: c.monitor.Agent, Session: "run-1"},
+			{Tenant: "acme", User: "alice", Agent: "monitor", Session: "run-1"},
+			{Tenant: "acme", User: "alice", Agent: c.agent("reviewer"), Session: "run-1"},
 		} {
 			clash := orig
 			clash.Identity, clash.Content = o, `"hijacked"`
@@ -237,34 +272,36 @@ func TestBadInput(t *testing.T) {
 			return memory.Record{ID: memory.NewID(t0), Kind: memory.KindSummary, Identity: id, Content: content, Created: t0}
 		}
 		noAgent := memory.Identity{Tenant: "acme", User: "alice", Session: "run-1"}
-		reviewer := monitor
-		reviewer.Agent = "kaos://agent/ai-agents/reviewer"
+		reviewer := c.monitor
+		reviewer.Agent = c.agent("reviewer")
 		for _, c := range []struct {
 			what string
 			recs []memory.Record
 			want error
 		}{
 			{"a record without an agent", []memory.Record{rec(noAgent, "x")}, memory.ErrIncompleteScope},
-			{"an agent Kubernetes cannot name", []memory.Record{rec(memory.Identity{Agent: "kaos://agent/ns/Monitor_1"}, "x")}, memory.ErrInvalidArgument},
-			{"a batch over two agents", []memory.Record{rec(monitor, "x"), rec(reviewer, "y")}, memory.ErrInvalidArgument},
-			{"invalid UTF-8", []memory.Record{rec(monitor, "bad \xff")}, memory.ErrInvalidArgument},
-			{"oversized content", []memory.Record{rec(monitor, strings.Repeat("x", memory.MaxContentBytes+1))}, memory.ErrTooLarge},
+			{"an agent Kubernetes cannot name", []memory.Record{rec(memory.Identity{Agent: c.agent("Monitor_1")}, "x")}, memory.ErrInvalidArgument},
+			{"an agent of another namespace", []memory.Record{rec(memory.Identity{Agent: "kaos://agent/other-ns/monitor"}, "x")}, memory.ErrPermissionDenied},
+			{"a batch with an agent of another namespace", []memory.Record{rec(c.monitor, "x"), rec(memory.Identity{Agent: "kaos://agent/other-ns/monitor"}, "y")}, memory.ErrPermissionDenied},
+			{"a batch over two agents", []memory.Record{rec(c.monitor, "x"), rec(reviewer, "y")}, memory.ErrInvalidArgument},
+			{"invalid UTF-8", []memory.Record{rec(c.monitor, "bad \xff")}, memory.ErrInvalidArgument},
+			{"oversized content", []memory.Record{rec(c.monitor, strings.Repeat("x", memory.MaxContentBytes+1))}, memory.ErrTooLarge},
 			{"an oversized batch", make([]memory.Record, memory.MaxBatch+1), memory.ErrTooLarge},
 		} {
 			wantErr(t, "Put of "+c.what, d.Put(ctx, c.recs), c.want)
 		}
-		v2 := rec(monitor, "two dims")
+		v2 := rec(c.monitor, "two dims")
 		v2.Vector = []float32{1, 0}
 		mustPut(t, d, v2)
 		v3 := rec(reviewer, "three dims")
 		v3.Vector = []float32{1, 0, 0}
 		wantErr(t, "Put of a vector of another dimension", d.Put(ctx, []memory.Record{v3}), memory.ErrInvalidArgument)
-		if got := mustList(t, d, scoped(t, monitor, memory.LevelUser)); !slices.Equal(idsOf(got), []string{v2.ID}) {
+		if got := mustList(t, d, scoped(t, c.monitor, memory.LevelUser)); !slices.Equal(idsOf(got), []string{v2.ID}) {
 			t.Errorf("stored after the refusals: %q", idsOf(got))
 		}
 		_, err := d.List(ctx, backend.Query{})
 		wantErr(t, "an unscoped List", err, memory.ErrIncompleteScope)
-		_, err = d.Delete(ctx, backend.Query{Filter: scoped(t, monitor, memory.LevelAgent).Filter, Limit: -1})
+		_, err = d.Delete(ctx, backend.Query{Filter: scoped(t, c.monitor, memory.LevelAgent).Filter, Limit: -1})
 		wantErr(t, "a negative limit", err, memory.ErrInvalidArgument)
 	})
 }
@@ -273,12 +310,12 @@ func TestBadInput(t *testing.T) {
 func TestLifecycle(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		kept := memory.NewSummary(monitor, "wf/s", "kept", t0)
+		kept := memory.NewSummary(c.monitor, "wf/s", "kept", t0)
 		mustPut(t, d, kept)
-		q := scoped(t, monitor, memory.LevelAgent)
+		q := scoped(t, c.monitor, memory.LevelAgent)
 		cancelled, cancel := context.WithCancel(context.Background())
 		cancel()
-		wantErr(t, "Put with a cancelled context", d.Put(cancelled, []memory.Record{memory.NewSummary(monitor, "wf/s", "lost", t0)}), context.Canceled)
+		wantErr(t, "Put with a cancelled context", d.Put(cancelled, []memory.Record{memory.NewSummary(c.monitor, "wf/s", "lost", t0)}), context.Canceled)
 		_, err := d.List(cancelled, q)
 		wantErr(t, "List with a cancelled context", err, context.Canceled)
 		_, err = d.Delete(cancelled, q)
@@ -313,9 +350,9 @@ func TestSweep(t *testing.T) {
 			}
 			return r
 		}
-		keep := exp(monitor, "kept", 0)
-		later := exp(monitor, "later", 2*time.Hour)
-		mustPut(t, d, keep, later, exp(monitor, "soon", time.Hour))
+		keep := exp(c.monitor, "kept", 0)
+		later := exp(c.monitor, "later", 2*time.Hour)
+		mustPut(t, d, keep, later, exp(c.monitor, "soon", time.Hour))
 		mustPut(t, d, exp(reviewer, "soon too", time.Hour))
 		cancelled, cancel := context.WithCancel(context.Background())
 		cancel()
@@ -335,7 +372,7 @@ func TestSweep(t *testing.T) {
 		if _, err := c.client.ConfigMaps(c.ns).Get(context.Background(), "agent-memory-reviewer", getOpts); err == nil {
 			t.Errorf("the swept-empty ConfigMap agent-memory-reviewer still exists")
 		}
-		n, err := d.Delete(context.Background(), scoped(t, monitor, memory.LevelParentAgent))
+		n, err := d.Delete(context.Background(), scoped(t, c.monitor, memory.LevelParentAgent))
 		if err != nil || n != 2 {
 			t.Errorf("Delete after the sweep: %d, %v; want the 2 records left", n, err)
 		}

@@ -60,7 +60,7 @@ func TestUnnameableAgentReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := scoped(t, memory.Identity{Agent: "kaos://agent/ns/Monitor_1"}, memory.LevelParentAgent)
+	q := scoped(t, memory.Identity{Agent: "kaos://agent/ai-agents/Monitor_1"}, memory.LevelParentAgent)
 	if got, err := d.List(context.Background(), q); err != nil || len(got) != 0 {
 		t.Errorf("List: %q, %v", idsOf(got), err)
 	}

@@ -37,7 +37,7 @@ func ExampleNew() {
 		fmt.Println(err)
 		return
 	}
-	name, _ := configmap.ObjectName(who.Agent)
+	name, _ := d.ObjectName(who.Agent)
 	fmt.Println("stored in", d.Namespace()+"/"+name)
 
 	who.Session = "run-2"

@@ -15,6 +15,10 @@ import (
 // document's agent-memory-<agent-name>.
 const ObjectPrefix = "agent-memory-"
 
+// AgentScheme starts an agent id of the URI form,
+// kaos://agent/<namespace>/<name>.
+const AgentScheme = "kaos://agent/"
+
 // Label is the label key the driver sets on every ConfigMap it keeps, with
 // LabelValue (the layout version) as its value. Lists that do not name an
 // agent select the namespace's ConfigMaps by it.
@@ -30,30 +34,61 @@ const (
 	recordSuffix = ".json"
 )
 
-// AgentName returns the agent-name part of an identity's Agent field: the
-// text after the last '/' (kaos://agent/<namespace>/<name> gives <name>),
-// or the whole value when it has no '/'.
-func AgentName(agent string) string {
-	if i := strings.LastIndexByte(agent, '/'); i >= 0 {
-		return agent[i+1:]
+// ParseAgent splits an identity's Agent field into the agent's namespace
+// and name. Two forms are accepted:
+//
+//   - kaos://agent/<namespace>/<name>, the KAOS agent URI: namespace is a
+//     DNS-1123 label (a Kubernetes namespace name) and name is the name of
+//     the Agent object;
+//   - <name> alone, an agent of the namespace the driver serves; namespace
+//     comes back empty.
+//
+// In both, ObjectPrefix+name must be a valid ConfigMap name (a DNS-1123
+// subdomain of at most 253 characters: lower-case letters, digits, '-'
+// and '.'). Anything else — another scheme, a path of more or fewer than
+// two segments, "..", upper case — is memory.ErrInvalidArgument, so that
+// no two agents' ids can name one object; an empty agent is
+// memory.ErrIncompleteScope.
+func ParseAgent(agent string) (namespace, name string, err error) {
+	if agent == "" {
+		return "", "", memory.Errorf(memory.ErrIncompleteScope, "the configmap driver keeps records per agent, and the identity has no agent")
 	}
-	return agent
+	name = agent
+	if rest, ok := strings.CutPrefix(agent, AgentScheme); ok {
+		ns, n, ok := strings.Cut(rest, "/")
+		if !ok || strings.Contains(n, "/") {
+			return "", "", memory.Errorf(memory.ErrInvalidArgument, "agent %q is not of the form %s<namespace>/<name>", agent, AgentScheme)
+		}
+		if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+			return "", "", memory.Errorf(memory.ErrInvalidArgument, "agent %q names namespace %q, which is not a Kubernetes namespace name: %s", agent, ns, strings.Join(errs, "; "))
+		}
+		namespace, name = ns, n
+	} else if strings.ContainsAny(agent, ":/") {
+		return "", "", memory.Errorf(memory.ErrInvalidArgument, "agent %q is neither %s<namespace>/<name> nor a plain agent name", agent, AgentScheme)
+	}
+	if name == "" {
+		return "", "", memory.Errorf(memory.ErrInvalidArgument, "agent %q has an empty name", agent)
+	}
+	if errs := validation.IsDNS1123Subdomain(ObjectPrefix + name); len(errs) > 0 {
+		return "", "", memory.Errorf(memory.ErrInvalidArgument, "agent %q gives ConfigMap name %q, which Kubernetes refuses: %s", agent, ObjectPrefix+name, strings.Join(errs, "; "))
+	}
+	return namespace, name, nil
 }
 
 // ObjectName returns the name of the ConfigMap that keeps the records of
-// agent: ObjectPrefix followed by AgentName(agent). It fails with
-// memory.ErrIncompleteScope for an empty agent and memory.ErrInvalidArgument
-// when the name is not a valid Kubernetes object name (a DNS-1123
-// subdomain: at most 253 lower-case letters, digits, '-' and '.').
-func ObjectName(agent string) (string, error) {
-	if agent == "" {
-		return "", memory.Errorf(memory.ErrIncompleteScope, "the configmap driver keeps records per agent, and the identity has no agent")
+// agent, ObjectPrefix followed by the agent's name (see ParseAgent). An
+// agent of another namespace than the driver's is
+// memory.ErrPermissionDenied: its memory belongs in its own namespace, which
+// this driver does not serve (and, in a cluster, is not granted).
+func (d *Driver) ObjectName(agent string) (string, error) {
+	ns, name, err := ParseAgent(agent)
+	if err != nil {
+		return "", err
 	}
-	name := ObjectPrefix + AgentName(agent)
-	if errs := validation.IsDNS1123Subdomain(name); len(errs) > 0 {
-		return "", memory.Errorf(memory.ErrInvalidArgument, "agent %q gives ConfigMap name %q, which Kubernetes refuses: %s", agent, name, strings.Join(errs, "; "))
+	if ns != "" && ns != d.ns {
+		return "", memory.Errorf(memory.ErrPermissionDenied, "agent %q belongs to namespace %s, and this configmap driver serves namespace %s only", agent, ns, d.ns)
 	}
-	return name, nil
+	return ObjectPrefix + name, nil
 }
 
 // entryStem returns the key stem of a record: its creation time as 20

@@ -10,27 +10,32 @@ import (
 
 // Put stores a batch of records, all or nothing, in the ConfigMap of their
 // agent (see ObjectName). Every record needs an agent
-// (memory.ErrIncompleteScope otherwise), and one batch goes to one
-// ConfigMap: records of agents with different object names in one batch
-// are memory.ErrInvalidArgument, since Kubernetes cannot update two
-// objects atomically.
+// (memory.ErrIncompleteScope otherwise) of a form ParseAgent accepts
+// (memory.ErrInvalidArgument otherwise) in the driver's namespace
+// (memory.ErrPermissionDenied otherwise); all three are checked before
+// anything is read or written. One batch goes to one ConfigMap: records of
+// agents with different object names in one batch are
+// memory.ErrInvalidArgument, since Kubernetes cannot update two objects
+// atomically.
 //
-// Each attempt reads the agent's ConfigMap (Get) and lists the namespace's
-// other agent-memory ConfigMaps (List calls by label) to keep ids unique
-// and the vector dimension single across the whole store, applies the
-// batch and writes the ConfigMap back carrying the resourceVersion it read
-// (Create when it is new). A
-// lost race is retried with jittered backoff, at most MaxAttempts times,
-// then memory.ErrConflict. Two writers racing on one id with different
-// agents, which land in two ConfigMaps, are not detected.
+// Each attempt lists the namespace's agent-memory ConfigMaps (List calls
+// by label) — the agent's own, and the others to keep ids unique and the
+// vector dimension single across the whole store; reads the agent's with
+// a Get when the listing lacks it (it is new, or was made without the
+// label); applies the batch and writes the agent's ConfigMap back
+// carrying the resourceVersion it read (Create when it is new). A lost
+// race is retried with jittered backoff for as long as the context and
+// Options.RetryTimeout allow (see retry). Two writers racing on one id
+// with different agents, which land in two ConfigMaps, are not detected.
 //
 // The write also removes the ConfigMap's expired entries (not the
 // batch's own), so the data a controller loads never carries an expired
 // line past the next write; Sweep removes them everywhere. When the
 // ConfigMap would exceed MaxObjectBytes, the oldest entries that
-// Options.MaxEntries and Options.TTL allow dropping are dropped first,
-// never the batch's own; if it still does not fit, Put fails with
-// memory.ErrTooLarge and stores nothing.
+// Options.MaxEntries and Options.TTL allow dropping are dropped first —
+// only entries of the batch's own scopes (see fit), never the batch's
+// own; if it still does not fit, Put fails with memory.ErrTooLarge and
+// stores nothing.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := d.ready(ctx); err != nil {
 		return err
@@ -41,7 +46,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	name, err := batchObject(recs)
+	name, err := d.batchObject(recs)
 	if err != nil {
 		return err
 	}
@@ -49,17 +54,15 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		return err
 	}
 	return d.retry(ctx, "writing ConfigMap "+d.ns+"/"+name, func() error {
-		target, err := d.load(ctx, name)
+		all, err := d.loadAll(ctx)
 		if err != nil {
 			return err
 		}
-		others, err := d.loadAll(ctx)
-		if err != nil {
-			return err
-		}
+		var target *object
 		dims := 0
-		for _, o := range others {
+		for _, o := range all {
 			if o.name == name {
+				target = o
 				continue
 			}
 			for _, r := range recs {
@@ -68,6 +71,13 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 				}
 			}
 			if dims, err = storedDims(o, dims); err != nil {
+				return err
+			}
+		}
+		if target == nil {
+			// Not listed: new, or made without the driver's label (which
+			// the write adds).
+			if target, err = d.load(ctx, name); err != nil {
 				return err
 			}
 		}
@@ -93,9 +103,9 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 }
 
 // apply puts recs into o: a new id at version 1, a replacement (same id,
-// same identity) at the stored version plus one, the later of two records
-// with one id winning. An id stored with another identity is
-// memory.ErrConflict.
+// same identity) at the version before it plus one — an id repeated in the
+// batch counts each time — the later of two records with one id winning.
+// An id stored with another identity is memory.ErrConflict.
 func apply(o *object, recs []memory.Record) error {
 	stored := make(map[string]memory.Record, len(recs))
 	for _, r := range recs {
@@ -104,13 +114,12 @@ func apply(o *object, recs []memory.Record) error {
 		}
 	}
 	for _, r := range recs {
-		old, ok := stored[r.ID]
-		if ok && old.Identity != r.Identity {
+		if old, ok := stored[r.ID]; ok && old.Identity != r.Identity {
 			return memory.Errorf(memory.ErrConflict, "record %q is stored with another identity", r.ID)
 		}
 		r.Version = 1
-		if ok {
-			r.Version = old.Version + 1
+		if prev, ok := o.recs[r.ID]; ok {
+			r.Version = prev.Version + 1
 		}
 		o.recs[r.ID] = r
 	}
@@ -118,10 +127,10 @@ func apply(o *object, recs []memory.Record) error {
 }
 
 // batchObject returns the one object name every record of a batch maps to.
-func batchObject(recs []memory.Record) (string, error) {
+func (d *Driver) batchObject(recs []memory.Record) (string, error) {
 	name := ""
 	for _, r := range recs {
-		n, err := ObjectName(r.Identity.Agent)
+		n, err := d.ObjectName(r.Identity.Agent)
 		if err != nil {
 			return "", err
 		}
@@ -149,18 +158,46 @@ func storedDims(o *object, dims int) (int, error) {
 	return dims, nil
 }
 
+// scopeKey is the scope the driver's eviction works within: the tenant,
+// user and agent of a record — memory.LevelAgent's fields, the scope the
+// summary tier shares and prunes its summaries at by default. Sessions,
+// instances and squads of one scope are one history; different tenants
+// or users writing as one agent are not, although they share its
+// ConfigMap.
+type scopeKey struct{ tenant, user, agent string }
+
+// scopeOf returns the eviction scope of r.
+func scopeOf(r memory.Record) scopeKey {
+	return scopeKey{r.Identity.Tenant, r.Identity.User, r.Identity.Agent}
+}
+
 // fit makes o fit in MaxObjectBytes: while its ConfigMap is too large it
-// drops the oldest entries that may go — older than the TTL or beyond the
-// newest MaxEntries — but never one of the batch (fresh). When
-// nothing more may go, it fails with memory.ErrTooLarge.
+// drops the oldest entries that may go — older than the TTL, or beyond
+// the newest MaxEntries of their scope — but only entries of a scope the
+// batch (fresh) writes, and never one of the batch itself. One scope's
+// writes thus never drop another scope's entries, however full the shared
+// ConfigMap is. When nothing more may go, it fails with
+// memory.ErrTooLarge.
 func (d *Driver) fit(o *object, fresh map[string]bool) error {
 	now := d.clock.Now()
+	writing := make(map[scopeKey]bool)
+	for id := range fresh {
+		writing[scopeOf(o.recs[id])] = true
+	}
 	var order []memory.Record
 	for _, r := range o.recs {
 		order = append(order, r)
 	}
 	sortNewest(order)
-	// order is newest first; candidates are taken from its end.
+	// rank is each entry's position among its scope's entries, newest
+	// first; order is newest first and candidates are taken from its end.
+	rank := make([]int, len(order))
+	seen := make(map[scopeKey]int)
+	for i, r := range order {
+		k := scopeOf(r)
+		rank[i] = seen[k]
+		seen[k]++
+	}
 	next := len(order) - 1
 	for {
 		cm, err := o.encode(d.ns)
@@ -178,12 +215,11 @@ func (d *Driver) fit(o *object, fresh map[string]bool) error {
 		// to cover the excess; then measure again.
 		excess, dropped := n-MaxObjectBytes, 0
 		for dropped < excess {
-			for next >= 0 && !d.droppable(order[next], next, fresh, now) {
+			for next >= 0 && !(writing[scopeOf(order[next])] && d.droppable(order[next], rank[next], fresh, now)) {
 				next--
 			}
 			if next < 0 {
-				return memory.Errorf(memory.ErrTooLarge, "ConfigMap %s/%s would be %d bytes, the limit is %d, and no older entry may be dropped (MaxEntries %d, TTL %s)",
-					d.ns, o.name, n, MaxObjectBytes, d.max, d.ttl)
+				return d.tooLarge(o, n, writing)
 			}
 			r := order[next]
 			delete(o.recs, r.ID)
@@ -192,6 +228,20 @@ func (d *Driver) fit(o *object, fresh map[string]bool) error {
 			next--
 		}
 	}
+}
+
+// tooLarge is fit's failure: o would be n bytes and nothing more may be
+// dropped. It says how much of the object other scopes' entries take, so
+// a writer crowded out by them can tell.
+func (d *Driver) tooLarge(o *object, n int, writing map[scopeKey]bool) error {
+	others := 0
+	for _, r := range o.recs {
+		if !writing[scopeOf(r)] {
+			others += entryBytes(r)
+		}
+	}
+	return memory.Errorf(memory.ErrTooLarge, "ConfigMap %s/%s would be %d bytes, the limit is %d, and no older entry of the writer's scope may be dropped (MaxEntries %d, TTL %s); entries of other tenants and users writing as this agent, which a write never drops, take at least %d bytes of it",
+		d.ns, o.name, n, MaxObjectBytes, d.max, d.ttl, others)
 }
 
 // entryBytes estimates from below what one entry adds to its ConfigMap's
@@ -206,7 +256,7 @@ func entryBytes(r memory.Record) int {
 	return 2*keyBytes + len(r.Content) + rec*4/3
 }
 
-// droppable reports whether the entry r, at index rank of its object's
+// droppable reports whether the entry r, at index rank of its scope's
 // entries newest first, may be dropped to make room.
 func (d *Driver) droppable(r memory.Record, rank int, fresh map[string]bool, now time.Time) bool {
 	switch {

@@ -2,6 +2,7 @@ package configmap
 
 import (
 	"context"
+	"maps"
 	"slices"
 
 	"github.com/agentmem/memory"
@@ -32,7 +33,7 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	for _, o := range objs {
 		for _, r := range o.recs {
 			if q.Matches(r) && (r.Expires.IsZero() || r.Expires.UnixNano() > now) {
-				out = append(out, r)
+				out = append(out, detach(r))
 			}
 		}
 	}
@@ -71,6 +72,14 @@ func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
 		}
 	}
 	return total, nil
+}
+
+// detach returns r with its own copies of the maps and slices it shares
+// with the driver's cache, so the caller may change them.
+func detach(r memory.Record) memory.Record {
+	r.Metadata = maps.Clone(r.Metadata)
+	r.Vector = slices.Clone(r.Vector)
+	return r
 }
 
 // holds reports whether o has a record matching q.

@@ -14,13 +14,14 @@ import (
 	"github.com/agentmem/memory/backend/configmap"
 )
 
-// population returns records of three agents (two of them sharing the
-// object agent-memory-planner), several users, tenants, sessions, kinds
-// and keys, many tied on Created, some expiring; the batches group them
-// by object.
-func population(rng *rand.Rand) ([]memory.Identity, [][]memory.Record) {
+// population returns records of three agents of c's namespace (two of
+// them, one named by URI and one by name alone, sharing the object
+// agent-memory-planner), several users, tenants, sessions, kinds and
+// keys, many tied on Created, some expiring; the batches group them by
+// object.
+func population(rng *rand.Rand, c *cluster, d *configmap.Driver) ([]memory.Identity, [][]memory.Record) {
 	var ids []memory.Identity
-	for _, agent := range []string{"kaos://agent/ns/planner", "kaos://agent/ns2/planner", "monitor"} {
+	for _, agent := range []string{c.agent("planner"), "planner", c.agent("monitor")} {
 		for _, tenant := range []string{"", "acme", "Acme"} {
 			for _, user := range []string{"", "alice", "alicia"} {
 				for _, session := range []string{"run-1", "run-11"} {
@@ -49,7 +50,7 @@ func population(rng *rand.Rand) ([]memory.Identity, [][]memory.Record) {
 			if rng.IntN(5) == 0 {
 				r.Expires = t0.Add(time.Duration(1+rng.IntN(3)) * time.Hour)
 			}
-			name, _ := configmap.ObjectName(id.Agent)
+			name, _ := d.ObjectName(id.Agent)
 			byObject[name] = append(byObject[name], r)
 		}
 	}
@@ -91,7 +92,7 @@ func TestQueries(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 7))
 		clk := newClock(t0)
 		d := c.driver(t, configmap.Options{Clock: clk.Now})
-		callers, batches := population(rng)
+		callers, batches := population(rng, c, d)
 		var all []memory.Record
 		for _, b := range batches {
 			mustPut(t, d, b...)
@@ -166,15 +167,15 @@ func TestQueries(t *testing.T) {
 func TestEmptyObjectsRemoved(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
-		mustPut(t, d, memory.NewSummary(monitor, "wf/s", "one", t0), memory.NewSummary(monitor, "wf/s", "two", t0))
-		n, err := d.Delete(context.Background(), scoped(t, monitor, memory.LevelParentAgent))
+		mustPut(t, d, memory.NewSummary(c.monitor, "wf/s", "one", t0), memory.NewSummary(c.monitor, "wf/s", "two", t0))
+		n, err := d.Delete(context.Background(), scoped(t, c.monitor, memory.LevelParentAgent))
 		if err != nil || n != 2 {
 			t.Fatalf("Delete: %d, %v", n, err)
 		}
 		if _, err := c.client.ConfigMaps(c.ns).Get(context.Background(), "agent-memory-monitor", getOpts); err == nil {
 			t.Errorf("the emptied ConfigMap still exists")
 		}
-		mustPut(t, d, memory.NewSummary(monitor, "wf/s", "three", t0))
+		mustPut(t, d, memory.NewSummary(c.monitor, "wf/s", "three", t0))
 		if got := c.lines(t, "agent-memory-monitor"); !slices.Equal(got, []string{"three"}) {
 			t.Errorf("after a new write: %q", got)
 		}

@@ -2,8 +2,8 @@ package configmap
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"github.com/agentmem/memory"
@@ -23,24 +23,30 @@ type errRetry struct{ err error }
 // Error describes the lost race.
 func (e errRetry) Error() string { return e.err.Error() }
 
-// retry runs attempt until it succeeds, fails for good, or has lost the
-// race MaxAttempts times, waiting a jittered, growing delay in between.
-// The last loss is memory.ErrConflict.
+// retry runs attempt until it succeeds or fails for good, retrying every
+// lost optimistic-concurrency race after a jittered, growing delay. How
+// often a write loses says nothing about how long it has waited (a
+// client's rate limiter alone can hold each attempt for seconds), so the
+// retries are bounded in time, not in number: by the context, whose error
+// comes back unchanged when it ends, and by d.retryFor, after which the
+// last loss is memory.ErrConflict — the answer for a caller whose context
+// has no deadline, when the ConfigMap keeps changing under it.
 func (d *Driver) retry(ctx context.Context, what string, attempt func() error) error {
-	var last error
-	for n := range MaxAttempts {
+	start := time.Now()
+	deadline := start.Add(d.retryFor)
+	for n := 0; ; n++ {
 		err := attempt()
 		re, lost := err.(errRetry)
 		if !lost {
 			return err
 		}
-		last = re.err
-		if n == MaxAttempts-1 {
-			break
-		}
-		d.log.Debug("configmap write conflict, retrying", "what", what, "attempt", n+1, "err", last)
-		delay := min(baseDelay<<n, maxDelay)
+		delay := min(baseDelay<<min(n, 16), maxDelay)
 		delay = delay/2 + rand.N(delay/2)
+		if time.Now().Add(delay).After(deadline) {
+			return memory.Wrap(memory.ErrConflict, re.err, fmt.Sprintf("%s: lost the optimistic-concurrency race %d times in %s (RetryTimeout %s)",
+				what, n+1, time.Since(start).Round(time.Millisecond), d.retryFor))
+		}
+		d.log.Debug("configmap write conflict, retrying", "what", what, "attempt", n+1, "err", re.err)
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
@@ -49,5 +55,4 @@ func (d *Driver) retry(ctx context.Context, what string, attempt func() error) e
 		case <-t.C:
 		}
 	}
-	return memory.Wrap(memory.ErrConflict, last, what+": lost the optimistic-concurrency race "+strconv.Itoa(MaxAttempts)+" times")
 }

@@ -32,7 +32,7 @@ func TestSummaryFlow(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		who := memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai-agents/monitor"}
+		who := memory.Identity{Tenant: "acme", Agent: c.agent("monitor")}
 		var lines []string
 		for i := 1; i <= 4; i++ {
 			who.Session = fmt.Sprintf("run-%d", i)

@@ -241,7 +241,7 @@ func summaryStore(c config, a agent, ns string, who memory.Identity, inCluster b
 		if err != nil {
 			return nil, err
 		}
-		name, err := configmap.ObjectName(who.Agent)
+		name, err := d.ObjectName(who.Agent)
 		if err != nil {
 			d.Close()
 			return nil, err
