@@ -36,7 +36,10 @@
 //
 // Every record is one entry with two keys sharing a stem: 20 decimal
 // digits of its creation time (sortable, oldest first), '-', and 32 hex
-// digits of the SHA-256 of its id. Data["<stem>.txt"] is the record's
+// digits of the SHA-256 of its tenant and id (ids are unique per tenant;
+// an entry written under an earlier driver's stem, the hash of the id
+// alone, is rewritten under the new one by the next write of its
+// ConfigMap). Data["<stem>.txt"] is the record's
 // content — for a step summary the document's line
 //
 //	[workflow-name/step-name] Task: <first 200 chars of input> | Result: <first 500 chars of output>
@@ -77,8 +80,9 @@
 // tenant's writes never evict another's — then fails with
 // memory.ErrTooLarge storing nothing; a writer whose object is taken by
 // other scopes' entries gets that error. A query whose filter names an
-// agent reads one ConfigMap; any other query, and every Put (to keep ids
-// unique and the vector dimension single across the store), lists all of
+// agent reads one ConfigMap; any other query, and every Put (to keep each
+// tenant's ids unique and the vector dimension single across the store),
+// lists all of
 // the namespace's agent-memory ConfigMaps. The driver keeps the records it
 // decoded, by ConfigMap and resourceVersion, so that it decodes only
 // ConfigMaps that changed. Give each store its own namespace.

@@ -233,8 +233,10 @@ func TestRoundTrip(t *testing.T) {
 	})
 }
 
-// TestConflicts checks that an id stored with one identity is refused to
-// any other, in the same ConfigMap or another one, storing nothing.
+// TestConflicts checks that an id its tenant holds with one identity is
+// refused to any other identity of the tenant, in the same ConfigMap or
+// another one, storing nothing, while another tenant's record under the id
+// is a record of its own (ids are unique per tenant).
 func TestConflicts(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {
 		d := c.driver(t, configmap.Options{})
@@ -242,22 +244,28 @@ func TestConflicts(t *testing.T) {
 		mustPut(t, d, orig)
 		for _, o := range []memory.Identity{
 			{Tenant: "acme", User: "bob", Agent: c.monitor.Agent, Session: "run-1"},
-			{Tenant: "other", User: "alice", Agent: c.monitor.Agent, Session: "run-1"},
 			{Tenant: "acme", User: "alice", Agent: "monitor", Session: "run-1"},
 			{Tenant: "acme", User: "alice", Agent: c.agent("reviewer"), Session: "run-1"},
 		} {
 			clash := orig
 			clash.Identity, clash.Content = o, `"hijacked"`
 			fresh := memory.Record{ID: "fresh", Kind: memory.KindFact, Identity: o, Content: "new", Created: t0}
-			wantErr(t, fmt.Sprintf("Put of %q as %+v", clash.ID, o), d.Put(context.Background(), []memory.Record{fresh, clash}), memory.ErrConflict)
+			wantErr(t, fmt.Sprintf("Put of %q as %+v", clash.ID, o), d.Put(context.Background(), []memory.Record{fresh, clash}), memory.ErrPermissionDenied)
 		}
 		store := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
 		got := mustList(t, d, store)
 		if len(got) != 1 || got[0].Content != `"v1"` {
-			t.Errorf("after the conflicts: %+v", got)
+			t.Errorf("after the refusals: %+v", got)
 		}
-		if got := mustList(t, d, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}}); len(got) != 0 {
-			t.Errorf("a conflicting batch stored %q", idsOf(got))
+		other := orig
+		other.Identity = memory.Identity{Tenant: "other", User: "alice", Agent: c.monitor.Agent, Session: "run-1"}
+		other.Content = `"other's own"`
+		mustPut(t, d, other)
+		if got := mustList(t, d, store); len(got) != 1 || got[0].Content != `"v1"` {
+			t.Errorf("acme's record after another tenant used its id: %+v", got)
+		}
+		if got := mustList(t, d, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}}); len(got) != 1 || got[0].Content != `"other's own"` {
+			t.Errorf("another tenant's record under the id: %+v", got)
 		}
 	})
 }

@@ -6,7 +6,7 @@ import "github.com/agentmem/memory"
 // MaxObjectBytes, of the ConfigMap that would hold exactly recs (records
 // of one agent), so tests can tell whether they fit in one.
 func ObjectBytes(recs []memory.Record) (int, error) {
-	o := &object{name: ObjectPrefix + "size", recs: map[string]memory.Record{}}
+	o := &object{name: ObjectPrefix + "size", recs: map[recordKey]memory.Record{}}
 	if err := apply(o, recs); err != nil {
 		return 0, err
 	}

@@ -37,20 +37,27 @@ type storedIdentity struct {
 	Session  string `json:"session,omitempty"`
 }
 
-// object is one decoded ConfigMap: its records by id, and the ConfigMap
-// itself (nil when it does not exist yet) for its resourceVersion and the
-// keys the driver does not manage.
+// object is one decoded ConfigMap: its records by tenant and id, and the
+// ConfigMap itself (nil when it does not exist yet) for its
+// resourceVersion and the keys the driver does not manage.
 type object struct {
 	name string
 	cm   *corev1.ConfigMap
-	recs map[string]memory.Record
+	recs map[recordKey]memory.Record
 }
+
+// recordKey is what a record is stored under: record ids are unique per
+// tenant.
+type recordKey struct{ tenant, id string }
+
+// keyOf returns the key r is stored under.
+func keyOf(r memory.Record) recordKey { return recordKey{r.Identity.Tenant, r.ID} }
 
 // decode reads the records of cm. Keys the driver does not manage (a
 // BinaryData key without the ".json" suffix, a Data key without a record
 // beside it) are ignored here and kept by encode.
 func decode(cm *corev1.ConfigMap) (*object, error) {
-	o := &object{name: cm.Name, cm: cm, recs: make(map[string]memory.Record, len(cm.BinaryData))}
+	o := &object{name: cm.Name, cm: cm, recs: make(map[recordKey]memory.Record, len(cm.BinaryData))}
 	for k, raw := range cm.BinaryData {
 		stem, ok := strings.CutSuffix(k, recordSuffix)
 		if !ok {
@@ -79,7 +86,7 @@ func decode(cm *corev1.ConfigMap) (*object, error) {
 		if s.Expires != nil {
 			r.Expires = time.Unix(0, *s.Expires).UTC()
 		}
-		o.recs[r.ID] = r
+		o.recs[keyOf(r)] = r
 	}
 	return o, nil
 }

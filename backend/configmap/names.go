@@ -100,7 +100,7 @@ func entryStem(r memory.Record) (string, error) {
 	if !ok {
 		return "", memory.Errorf(memory.ErrInvalidArgument, "record %s has a time outside the years 1678 to 2262", r.ID)
 	}
-	sum := sha256.Sum256([]byte(r.ID))
+	sum := sha256.Sum256([]byte(r.Identity.Tenant + "\x00" + r.ID)) // ids are unique per tenant; tenants hold no NUL
 	stem := fmt.Sprintf("%020d-%s", uint64(n)^(1<<63), hex.EncodeToString(sum[:16]))
 	for _, k := range []string{stem + lineSuffix, stem + recordSuffix} {
 		if errs := validation.IsConfigMapKey(k); len(errs) > 0 {

@@ -19,8 +19,8 @@ import (
 // atomically.
 //
 // Each attempt lists the namespace's agent-memory ConfigMaps (List calls
-// by label) — the agent's own, and the others to keep ids unique and the
-// vector dimension single across the whole store; reads the agent's with
+// by label) — the agent's own, and the others to keep each tenant's ids
+// unique and the vector dimension single across the whole store; reads the agent's with
 // a Get when the listing lacks it (it is new, or was made without the
 // label); applies the batch and writes the agent's ConfigMap back
 // carrying the resourceVersion it read (Create when it is new). A lost
@@ -66,8 +66,8 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 				continue
 			}
 			for _, r := range recs {
-				if _, ok := o.recs[r.ID]; ok {
-					return memory.Errorf(memory.ErrConflict, "record %q is stored in ConfigMap %s with another identity", r.ID, o.name)
+				if _, ok := o.recs[keyOf(r)]; ok {
+					return backend.HeldByAnother(r.ID) // by an identity of another agent
 				}
 			}
 			if dims, err = storedDims(o, dims); err != nil {
@@ -90,9 +90,9 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		if err := apply(target, recs); err != nil {
 			return err
 		}
-		fresh := make(map[string]bool, len(recs))
+		fresh := make(map[recordKey]bool, len(recs))
 		for _, r := range recs {
-			fresh[r.ID] = true
+			fresh[keyOf(r)] = true
 		}
 		d.purge(target, fresh)
 		if err := d.fit(target, fresh); err != nil {
@@ -102,26 +102,28 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	})
 }
 
-// apply puts recs into o: a new id at version 1, a replacement (same id,
-// same identity) at the version before it plus one — an id repeated in the
-// batch counts each time — the later of two records with one id winning.
-// An id stored with another identity is memory.ErrConflict.
+// apply puts recs into o: a new id of a tenant at version 1, a
+// replacement (same tenant and id, same identity) at the version before
+// it plus one — an id repeated in the batch counts each time — the later
+// of two records with one id winning. An id its tenant holds with another
+// identity is backend.HeldByAnother's memory.ErrPermissionDenied.
 func apply(o *object, recs []memory.Record) error {
-	stored := make(map[string]memory.Record, len(recs))
+	stored := make(map[recordKey]memory.Record, len(recs))
 	for _, r := range recs {
-		if old, ok := o.recs[r.ID]; ok {
-			stored[r.ID] = old
+		if old, ok := o.recs[keyOf(r)]; ok {
+			stored[keyOf(r)] = old
 		}
 	}
 	for _, r := range recs {
-		if old, ok := stored[r.ID]; ok && old.Identity != r.Identity {
-			return memory.Errorf(memory.ErrConflict, "record %q is stored with another identity", r.ID)
+		k := keyOf(r)
+		if old, ok := stored[k]; ok && old.Identity != r.Identity {
+			return backend.HeldByAnother(r.ID)
 		}
 		r.Version = 1
-		if prev, ok := o.recs[r.ID]; ok {
+		if prev, ok := o.recs[k]; ok {
 			r.Version = prev.Version + 1
 		}
-		o.recs[r.ID] = r
+		o.recs[k] = r
 	}
 	return nil
 }
@@ -178,7 +180,7 @@ func scopeOf(r memory.Record) scopeKey {
 // writes thus never drop another scope's entries, however full the shared
 // ConfigMap is. When nothing more may go, it fails with
 // memory.ErrTooLarge.
-func (d *Driver) fit(o *object, fresh map[string]bool) error {
+func (d *Driver) fit(o *object, fresh map[recordKey]bool) error {
 	now := d.clock.Now()
 	writing := make(map[scopeKey]bool)
 	for id := range fresh {
@@ -222,7 +224,7 @@ func (d *Driver) fit(o *object, fresh map[string]bool) error {
 				return d.tooLarge(o, n, writing)
 			}
 			r := order[next]
-			delete(o.recs, r.ID)
+			delete(o.recs, keyOf(r))
 			dropped += entryBytes(r)
 			d.log.Debug("configmap entry dropped to fit the object limit", "configmap", o.name, "id", r.ID, "created", r.Created)
 			next--
@@ -258,9 +260,9 @@ func entryBytes(r memory.Record) int {
 
 // droppable reports whether the entry r, at index rank of its scope's
 // entries newest first, may be dropped to make room.
-func (d *Driver) droppable(r memory.Record, rank int, fresh map[string]bool, now time.Time) bool {
+func (d *Driver) droppable(r memory.Record, rank int, fresh map[recordKey]bool, now time.Time) bool {
 	switch {
-	case fresh[r.ID]:
+	case fresh[keyOf(r)]:
 		return false
 	case d.ttl > 0 && !now.Before(r.Created.Add(d.ttl)):
 		return true

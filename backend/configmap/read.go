@@ -21,7 +21,7 @@ const selector = Label + "=" + LabelValue
 func (d *Driver) load(ctx context.Context, name string) (*object, error) {
 	cm, err := d.cms.Get(ctx, name, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) {
-		return &object{name: name, recs: map[string]memory.Record{}}, nil
+		return &object{name: name, recs: map[recordKey]memory.Record{}}, nil
 	}
 	if err != nil {
 		return nil, classify(ctx, err, "reading ConfigMap "+d.ns+"/"+name)
@@ -63,7 +63,7 @@ func (d *Driver) loadAll(ctx context.Context) ([]*object, error) {
 type decoded struct {
 	uid  types.UID
 	rv   string
-	recs map[string]memory.Record
+	recs map[recordKey]memory.Record
 }
 
 // decode returns the records of cm: decoded afresh, or taken from the

@@ -56,7 +56,7 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 }
 
 // expired counts o's records expired at now, those in keep aside.
-func (o *object) expired(now time.Time, keep map[string]bool) int64 {
+func (o *object) expired(now time.Time, keep map[recordKey]bool) int64 {
 	var n int64
 	for id, r := range o.recs {
 		if r.Expired(now) && !keep[id] {
@@ -68,7 +68,7 @@ func (o *object) expired(now time.Time, keep map[string]bool) int64 {
 
 // dropExpired removes o's records expired at now, those in keep aside,
 // and reports how many it removed.
-func (o *object) dropExpired(now time.Time, keep map[string]bool) int64 {
+func (o *object) dropExpired(now time.Time, keep map[recordKey]bool) int64 {
 	var n int64
 	for id, r := range o.recs {
 		if r.Expired(now) && !keep[id] {
@@ -83,7 +83,7 @@ func (o *object) dropExpired(now time.Time, keep map[string]bool) int64 {
 // the batch: it removes the expired entries (the batch's own aside), so
 // the data a controller loads carries no expired line past the next
 // write.
-func (d *Driver) purge(o *object, fresh map[string]bool) {
+func (d *Driver) purge(o *object, fresh map[recordKey]bool) {
 	if n := o.dropExpired(d.clock.Now(), fresh); n > 0 {
 		d.log.Debug("configmap expired entries removed", "configmap", o.name, "count", n)
 	}
