@@ -132,16 +132,10 @@ const (
 // not the store's (an empty store, which has none, returns nothing), and
 // with memory.ErrClosed after Close.
 func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
-		return nil, err
-	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	dims, err := d.knownDims(ctx)
 	if err != nil {
 		return nil, err
