@@ -126,9 +126,12 @@ func (s *SQL) In(b *strings.Builder, args []any, col string, vals []string) []an
 func in[T ~string](s *SQL, b *strings.Builder, args []any, col string, vals []T) []any {
 	b.WriteString(col)
 	if s.d.Array != nil {
-		list := make([]string, len(vals))
-		for i, v := range vals {
-			list[i] = string(v)
+		list, ok := any(vals).([]string)
+		if !ok {
+			list = make([]string, len(vals))
+			for i, v := range vals {
+				list[i] = string(v)
+			}
 		}
 		b.WriteString(" = ANY(")
 		args = s.Param(b, args, s.d.Array(list))
