@@ -71,20 +71,20 @@ func New(d Dialect) *SQL {
 	}
 	return &SQL{
 		d:               d,
-		SweepSQL:        d.Rebind(`DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?`),
+		SweepSQL:        d.rebind(`DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?`),
 		liveSQL:         " AND (" + pin + "expires IS NULL OR " + pin + "expires > ",
-		readSettingSQL:  d.Rebind(`SELECT value FROM memory_settings WHERE name = ?`),
-		storedSwapSQL:   d.Rebind(storedSwapSQL + d.LockRow),
-		recordSchemaSQL: d.Rebind(recordSchemaSQL),
-		RenewSQL:        d.Rebind(renewSQL),
-		CompleteSQL:     d.Rebind(completeSQL),
-		ReleaseSQL:      d.Rebind(releaseSQL),
+		readSettingSQL:  d.rebind(`SELECT value FROM memory_settings WHERE name = ?`),
+		storedSwapSQL:   d.rebind(storedSwapSQL + d.LockRow),
+		recordSchemaSQL: d.rebind(recordSchemaSQL),
+		RenewSQL:        d.rebind(renewSQL),
+		CompleteSQL:     d.rebind(completeSQL),
+		ReleaseSQL:      d.rebind(releaseSQL),
 	}
 }
 
-// Rebind returns query, written with ? placeholders, in d's placeholders.
+// rebind returns query, written with ? placeholders, in d's placeholders.
 // The query must hold no ? but its placeholders.
-func (d Dialect) Rebind(query string) string {
+func (d Dialect) rebind(query string) string {
 	if !d.Numbered {
 		return query
 	}
@@ -104,9 +104,9 @@ func (d Dialect) Rebind(query string) string {
 	}
 }
 
-// Param writes the placeholder of the next parameter to b and returns
+// param writes the placeholder of the next parameter to b and returns
 // args with v appended; args holds the statement's parameters so far.
-func (s *SQL) Param(b *strings.Builder, args []any, v any) []any {
+func (s *SQL) param(b *strings.Builder, args []any, v any) []any {
 	args = append(args, v)
 	if s.d.Numbered {
 		b.WriteByte('$')
@@ -134,7 +134,7 @@ func in[T ~string](s *SQL, b *strings.Builder, args []any, col string, vals []T)
 			}
 		}
 		b.WriteString(" = ANY(")
-		args = s.Param(b, args, s.d.Array(list))
+		args = s.param(b, args, s.d.Array(list))
 		b.WriteString("::text[])")
 		return args
 	}
@@ -143,7 +143,7 @@ func in[T ~string](s *SQL, b *strings.Builder, args []any, col string, vals []T)
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		args = s.Param(b, args, string(v))
+		args = s.param(b, args, string(v))
 	}
 	b.WriteByte(')')
 	return args
@@ -210,7 +210,7 @@ func (s *SQL) Where(b *strings.Builder, args []any, q backend.Query) []any {
 		}
 		b.WriteString(c.col)
 		b.WriteString(" = ")
-		args = s.Param(b, args, v)
+		args = s.param(b, args, v)
 		partial := c.indexed && v != ""
 		if s.d.PinIndex {
 			partial = c.f == pinned
@@ -230,7 +230,7 @@ func (s *SQL) Where(b *strings.Builder, args []any, q backend.Query) []any {
 	if q.Key != "" {
 		and()
 		b.WriteString("rkey = ")
-		args = s.Param(b, args, q.Key)
+		args = s.param(b, args, q.Key)
 	}
 	if len(q.IDs) > 0 {
 		and()
@@ -266,11 +266,11 @@ func (s *SQL) listSQL(columns string, q backend.Query, now int64) (string, []any
 	b.WriteString(" FROM memory_records WHERE ")
 	args := s.Where(&b, nil, q)
 	b.WriteString(s.liveSQL)
-	args = s.Param(&b, args, now)
+	args = s.param(&b, args, now)
 	b.WriteString(") ORDER BY created DESC, id DESC")
 	if q.Limit > 0 {
 		b.WriteString(" LIMIT ")
-		args = s.Param(&b, args, int64(q.Limit))
+		args = s.param(&b, args, int64(q.Limit))
 	}
 	return b.String(), args
 }

@@ -91,7 +91,7 @@ func TestWhere(t *testing.T) {
 // parameters numbers its own from there.
 func TestWhereContinuesNumbering(t *testing.T) {
 	var b strings.Builder
-	args := postgresLike.Param(&b, nil, "first")
+	args := postgresLike.param(&b, nil, "first")
 	b.WriteString(" AND ")
 	args = postgresLike.Where(&b, args, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"x"}})
 	if want := "$1 AND tenant_id = $2 AND id = ANY($3::text[])"; b.String() != want {
