@@ -4,34 +4,27 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/proctest"
 	"github.com/agentmem/memory/tiers"
 )
 
-// The environment that turns the test binary into a writer child of
-// TestVectorTwoProcesses.
+// The environment of TestVectorWriterChild.
 const (
-	childDirEnv   = "AGENTMEM_VECTOR_CHILD_DIR"
-	childIDEnv    = "AGENTMEM_VECTOR_CHILD_ID"
-	childNEnv     = "AGENTMEM_VECTOR_CHILD_N"
-	childStartEnv = "AGENTMEM_VECTOR_CHILD_START"
+	childDirEnv = "AGENTMEM_VECTOR_CHILD_DIR"
+	childIDEnv  = "AGENTMEM_VECTOR_CHILD_ID"
+	childNEnv   = "AGENTMEM_VECTOR_CHILD_N"
 )
 
-// A test binary started as a writer child runs vectorChild and exits
-// before any test runs.
-func init() {
-	if os.Getenv(childDirEnv) != "" {
-		if err := vectorChild(); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		os.Exit(0)
+// TestVectorWriterChild is a writer child of TestVectorTwoProcesses: it
+// runs vectorChild and fails on its error. Run directly, it skips.
+func TestVectorWriterChild(t *testing.T) {
+	proctest.Child(t)
+	if err := vectorChild(); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -41,8 +34,8 @@ func childIdentity(w int) memory.Identity {
 	return memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai/scanner", Session: fmt.Sprintf("writer-%d", w)}
 }
 
-// vectorChild waits for the start time the parent set, so both children
-// write at once, then saves n steps and searches after each.
+// vectorChild waits until both children are ready, so they write at once,
+// then saves n steps and searches after each.
 func vectorChild() error {
 	dir := os.Getenv(childDirEnv)
 	w, err := strconv.Atoi(os.Getenv(childIDEnv))
@@ -53,17 +46,13 @@ func vectorChild() error {
 	if err != nil {
 		return err
 	}
-	start, err := strconv.ParseInt(os.Getenv(childStartEnv), 10, 64)
-	if err != nil {
-		return err
-	}
 	ctx := context.Background()
 	v, err := tiers.NewVector(ctx, plainStore(), tiers.VectorOptions{Dir: dir})
 	if err != nil {
 		return err
 	}
 	defer v.Close()
-	time.Sleep(time.Until(time.Unix(0, start)))
+	proctest.Ready()
 	who := childIdentity(w)
 	for i := range n {
 		step := tiers.Step{Workflow: "scan", Name: fmt.Sprintf("writer-%d", w), Input: fmt.Sprintf("step %d", i), Output: "done"}
@@ -84,29 +73,11 @@ func vectorChild() error {
 func TestVectorTwoProcesses(t *testing.T) {
 	dir := t.TempDir()
 	const n = 60
-	start := time.Now().Add(1500 * time.Millisecond).UnixNano()
-	var wg sync.WaitGroup
-	outputs := make([][]byte, 2)
-	errs := make([]error, 2)
+	var envs [][]string
 	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^$")
-			cmd.Env = append(os.Environ(),
-				childDirEnv+"="+dir,
-				childIDEnv+"="+strconv.Itoa(w),
-				childNEnv+"="+strconv.Itoa(n),
-				childStartEnv+"="+strconv.FormatInt(start, 10))
-			outputs[w], errs[w] = cmd.CombinedOutput()
-		}()
+		envs = append(envs, []string{childDirEnv + "=" + dir, childIDEnv + "=" + strconv.Itoa(w), childNEnv + "=" + strconv.Itoa(n)})
 	}
-	wg.Wait()
-	for w := range 2 {
-		if errs[w] != nil {
-			t.Fatalf("writer %d failed: %v\n%s", w, errs[w], outputs[w])
-		}
-	}
+	proctest.Run(t, "TestVectorWriterChild", envs...)
 	ctx := context.Background()
 	v, err := tiers.NewVector(ctx, plainStore(), tiers.VectorOptions{Dir: dir, MaxContextTokens: 1 << 20})
 	if err != nil {

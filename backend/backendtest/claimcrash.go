@@ -1,13 +1,11 @@
 package backendtest
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,11 +15,11 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/proctest"
 )
 
-// ClaimCrashChildEnv marks a process started by ClaimCrashTest as the
-// child; its value tells the child how to behave.
-const ClaimCrashChildEnv = "AGENTMEM_CLAIM_CRASH_CHILD"
+// claimCrashModeEnv tells a child of ClaimCrashTest how to behave.
+const claimCrashModeEnv = "AGENTMEM_CLAIM_CRASH_MODE"
 
 // ClaimCrashRounds is how many child processes ClaimCrashTest kills.
 const ClaimCrashRounds = 6
@@ -47,10 +45,8 @@ const (
 // claims until it is killed, or prints "EMPTY" and waits when nothing is
 // left. Outside a ClaimCrashTest child it skips.
 func ClaimCrashChild(t *testing.T, open func() (backend.Driver, error)) {
-	mode := os.Getenv(ClaimCrashChildEnv)
-	if mode == "" {
-		t.Skip("runs only as the child process of a claim crash test")
-	}
+	proctest.Child(t)
+	mode := os.Getenv(claimCrashModeEnv)
 	hold, seedText, _ := strings.Cut(mode, ":")
 	seed, _ := strconv.ParseUint(seedText, 10, 64)
 	rng := rand.New(rand.NewPCG(seed, seed))
@@ -133,7 +129,7 @@ type crashRound struct {
 // next child. At the end it completes everything left, and checks that
 // every item was completed exactly once, by a child or by itself.
 func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock backend.Clock) (backend.Driver, error)) {
-	if os.Getenv(ClaimCrashChildEnv) != "" {
+	if proctest.IsChild() {
 		t.Skip("this is the child")
 	}
 	seed := uint64(time.Now().UnixNano())
@@ -282,20 +278,10 @@ func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock ba
 // it holds its claims, and returns what it reported.
 func runCrashChild(t *testing.T, child string, env []string, mode string, rng *rand.Rand, whileHeld func(crashRound)) crashRound {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), ClaimCrashChildEnv+"="+mode), env...)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	p := proctest.Start(t, child, proctest.Options{Env: append(slices.Clip(env), claimCrashModeEnv+"="+mode)})
 	cr := crashRound{leases: map[string]backend.Lease{}, completing: map[string]bool{}, done: map[string]bool{}}
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+	for line := range p.Lines() {
+		f := strings.Fields(line)
 		if len(f) == 0 {
 			continue
 		}
@@ -303,7 +289,7 @@ func runCrashChild(t *testing.T, child string, env []string, mode string, rng *r
 		case "READY":
 			if !strings.HasPrefix(mode, "hold:") {
 				after := time.Duration(2+rng.IntN(40)) * time.Millisecond
-				time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+				time.AfterFunc(after, p.Kill)
 			}
 		case "LEASE":
 			if len(f) != 4 {
@@ -325,15 +311,15 @@ func runCrashChild(t *testing.T, child string, env []string, mode string, rng *r
 		case "HELD":
 			cr.held = true
 			whileHeld(cr)
-			_ = cmd.Process.Kill()
+			p.Kill()
 		case "EMPTY":
-			_ = cmd.Process.Kill()
+			p.Kill()
 		case "ERR":
-			_ = cmd.Process.Kill()
-			t.Fatalf("child failed: %s", sc.Text())
+			p.Kill()
+			t.Fatalf("child failed: %s", line)
 		}
 	}
-	_ = cmd.Wait()
+	_, _ = p.Wait() // killed
 	return cr
 }
 

@@ -1,22 +1,18 @@
 package backendtest
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/proctest"
 )
-
-// CrashChildEnv marks a process started by CrashTest as the child.
-const CrashChildEnv = "AGENTMEM_CRASH_CHILD"
 
 // CrashRounds is how many times CrashTest kills its child.
 const CrashRounds = 20
@@ -28,9 +24,7 @@ var crashScope = memory.Identity{Tenant: "crash", Session: "crash"}
 // is killed, printing "ACK <id>" for each record after its Put returns.
 // Outside a CrashTest child it skips.
 func CrashChild(t *testing.T, open func() (backend.Driver, error)) {
-	if os.Getenv(CrashChildEnv) == "" {
-		t.Skip("runs only as the child process of a crash test")
-	}
+	proctest.Child(t)
 	d, err := open()
 	if err != nil {
 		fmt.Println("ERR", err)
@@ -60,7 +54,7 @@ func CrashChild(t *testing.T, open func() (backend.Driver, error)) {
 // environment so it opens the same store. After each kill the store must
 // reopen cleanly with open and hold every write the child acknowledged.
 func CrashTest(t *testing.T, child string, env []string, open func() (backend.Driver, error)) {
-	if os.Getenv(CrashChildEnv) != "" {
+	if proctest.IsChild() {
 		t.Skip("this is the child")
 	}
 	seed := uint64(time.Now().UnixNano())
@@ -68,30 +62,20 @@ func CrashTest(t *testing.T, child string, env []string, open func() (backend.Dr
 	rng := rand.New(rand.NewPCG(seed, seed))
 	acked := map[string]bool{}
 	for round := range CrashRounds {
-		cmd := exec.Command(os.Args[0], "-test.run=^"+child+"$", "-test.count=1")
-		cmd.Env = append(append(os.Environ(), CrashChildEnv+"=1"), env...)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			line := sc.Text()
+		p := proctest.Start(t, child, proctest.Options{Env: env})
+		for line := range p.Lines() {
 			switch {
 			case line == "READY":
 				after := time.Duration(20+rng.IntN(300)) * time.Millisecond
-				time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+				time.AfterFunc(after, p.Kill)
 			case strings.HasPrefix(line, "ACK "):
 				acked[strings.TrimPrefix(line, "ACK ")] = true
 			case strings.HasPrefix(line, "ERR "):
-				_ = cmd.Process.Kill()
+				p.Kill()
 				t.Fatalf("round %d: child failed: %s", round, line)
 			}
 		}
-		_ = cmd.Wait()
+		_, _ = p.Wait() // killed
 
 		d, err := open()
 		if err != nil {

@@ -227,8 +227,8 @@ func (d *decoder) u32() uint32 {
 func (d *decoder) record() decodedRecord {
 	start := d.off
 	e := &entry{}
-	e.id = d.str()
-	e.kind = memory.Kind(d.str())
+	e.ID = d.str()
+	e.Kind = memory.Kind(d.str())
 	var who memory.Identity
 	who.Tenant = d.str()
 	who.User = d.str()
@@ -236,41 +236,41 @@ func (d *decoder) record() decodedRecord {
 	who.Instance = d.str()
 	who.Squad = d.str()
 	who.Session = d.str()
-	e.label = d.str()
-	e.key = d.str()
-	e.content = d.str()
+	e.Label = d.str()
+	e.Key = d.str()
+	e.Content = d.str()
 	if n := d.count(2); n > 0 {
-		e.metadata = make(map[string]string, n)
+		e.Metadata = make(map[string]string, n)
 		for i := 0; i < n && !d.bad; i++ {
 			k := d.str()
-			e.metadata[k] = d.str()
+			e.Metadata[k] = d.str()
 		}
 	}
-	e.created = int64(d.u64())
+	e.Created = int64(d.u64())
 	flags := d.byte()
 	if flags&^(flagExpires|flagVector) != 0 {
 		d.bad = true
 	}
 	if flags&flagExpires != 0 {
-		e.expires, e.hasExpires = int64(d.u64()), true
+		e.Expires, e.HasExpires = int64(d.u64()), true
 	}
 	tokens := d.uvarint()
 	version := d.uvarint()
 	if tokens > math.MaxInt || version > math.MaxInt64 {
 		d.bad = true
 	}
-	e.tokens, e.version = int(tokens), int64(version)
+	e.Tokens, e.Version = int(tokens), int64(version)
 	if flags&flagVector != 0 {
 		n := d.count(4)
 		if n == 0 || n > memory.MaxVectorDims {
 			d.bad = true
 			n = 0
 		}
-		e.vector = make([]float32, n)
-		for i := range e.vector {
-			e.vector[i] = math.Float32frombits(d.u32())
+		e.Vector = make([]float32, n)
+		for i := range e.Vector {
+			e.Vector[i] = math.Float32frombits(d.u32())
 		}
 	}
-	e.size = int64(d.off - start)
+	e.Extra.size = int64(d.off - start)
 	return decodedRecord{e: e, who: who}
 }

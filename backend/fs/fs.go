@@ -104,7 +104,7 @@ func Open(dir string, opt Options) (*Driver, error) {
 		}
 		return nil, err
 	}
-	d.log.Debug("fs: opened", "dir", dir, "generation", d.gen, "bytes", d.end, "records", len(d.idx.byID))
+	d.log.Debug("fs: opened", "dir", dir, "generation", d.gen, "bytes", d.end, "records", d.idx.recs.Len())
 	return d, nil
 }
 
@@ -361,30 +361,19 @@ func (d *Driver) compactLog() error {
 	before := d.end
 	// Oldest first, so that loading the new log appends to every posting
 	// list.
-	entries := make([]*entry, 0, len(d.idx.byID))
-	for _, e := range d.idx.byID {
-		entries = append(entries, e)
-	}
-	slices.SortFunc(entries, func(a, b *entry) int {
-		switch {
-		case a == b:
-			return 0
-		case newer(b, a):
-			return -1
-		}
-		return 1
-	})
+	entries := slices.Collect(d.idx.recs.All())
+	slices.SortFunc(entries, func(a, b *entry) int { return b.Compare(a) })
 	h := logHeader{generation: d.gen + 1, dims: d.idx.dims}
 	err := writeLog(d.dir, h, func(w io.Writer) error {
 		for len(entries) > 0 {
 			n, bytes := 0, int64(0)
-			for n < len(entries) && (n == 0 || bytes+entries[n].size <= compactChunk) {
-				bytes += entries[n].size
+			for n < len(entries) && (n == 0 || bytes+entries[n].Extra.size <= compactChunk) {
+				bytes += entries[n].Extra.size
 				n++
 			}
 			enc := newEncoder(opPut, n)
 			for _, e := range entries[:n] {
-				enc.record(e.record(), e.version)
+				enc.record(e.Record(), e.Version)
 			}
 			if _, err := w.Write(enc.frame()); err != nil {
 				return classify(err, "writing a compacted "+logName)

@@ -79,7 +79,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		if op, err := decodePayload(string(got), logFormat); err == nil {
 			for _, r := range op.puts {
-				if r.e == nil || r.e.size <= 0 {
+				if r.e == nil || r.e.Extra.size <= 0 {
 					t.Fatalf("decoded a record without its encoding size")
 				}
 			}
@@ -120,15 +120,15 @@ func TestPayloadRoundTrip(t *testing.T) {
 		t.Fatalf("decoded op %d with %d records, want a put of 2", op.op, len(op.puts))
 	}
 	e := op.puts[0].e
-	e.w = &writer{id: op.puts[0].who}
+	newIndex(logHeader{format: logFormat}).put(e, op.puts[0].who) // gives e its identity
 	// The first record validFrames encodes, at version 3.
 	want := memory.Record{ID: "id-1", Kind: memory.KindDocument, Identity: memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "q", Session: "s"},
 		Label: "l", Key: "k", Content: `{"content":true}`, Metadata: map[string]string{"a": "1", "b": "2"}, Created: time.Unix(1, 2), Expires: time.Unix(3, 4),
 		Tokens: 7, Version: 3, Vector: []float32{1, -2, 0.5}}
-	if diff := cmp.Diff(want, e.record()); diff != "" {
+	if diff := cmp.Diff(want, e.Record()); diff != "" {
 		t.Fatalf("round trip changed the record (-want +got):\n%s", diff)
 	}
-	if r := op.puts[1].e; r.hasExpires || r.vector != nil || r.metadata != nil || r.version != 1 {
+	if r := op.puts[1].e; r.HasExpires || r.Vector != nil || r.Metadata != nil || r.Version != 1 {
 		t.Fatalf("round trip of the second record: %+v", r)
 	}
 	payload, _, err = decodeFrame(frames[1])

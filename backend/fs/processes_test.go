@@ -5,23 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/proctest"
 )
 
 // The environment of TestWriterChildProcess.
 const (
-	childDirEnv   = "AGENTMEM_FS_CHILD_DIR"
-	childIDEnv    = "AGENTMEM_FS_CHILD_ID"
-	childNEnv     = "AGENTMEM_FS_CHILD_N"
-	childStartEnv = "AGENTMEM_FS_CHILD_START"
+	childDirEnv = "AGENTMEM_FS_CHILD_DIR"
+	childIDEnv  = "AGENTMEM_FS_CHILD_ID"
+	childNEnv   = "AGENTMEM_FS_CHILD_N"
 )
 
 // childCompactBytes is the writers' compaction threshold: small, so the
@@ -31,26 +29,23 @@ const childCompactBytes = 32 << 10
 var counterIdentity = memory.Identity{Tenant: "t", Squad: "both"}
 
 // TestWriterChildProcess is the child half of TestTwoProcessesOneDirectory:
-// it waits for the start time the parent set, so both children write at
-// once, then appends records to the directory named by the environment,
+// it waits until both children are ready, so they write at once, then
+// appends records to the directory named by the environment,
 // writes and deletes scratch records (so the log is compacted while the
 // other process writes), and increments a counter shared with the other
 // child by compare-and-swap. It fails on the first error. Run directly, it
 // skips.
 func TestWriterChildProcess(t *testing.T) {
+	proctest.Child(t)
 	dir := os.Getenv(childDirEnv)
-	if dir == "" {
-		t.Skip("runs only as the child of TestTwoProcessesOneDirectory")
-	}
 	who, _ := strconv.Atoi(os.Getenv(childIDEnv))
 	n, _ := strconv.Atoi(os.Getenv(childNEnv))
-	start, _ := strconv.ParseInt(os.Getenv(childStartEnv), 10, 64)
 	d, err := Open(dir, Options{CompactBytes: childCompactBytes})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	time.Sleep(time.Until(time.Unix(0, start)))
+	proctest.Ready()
 	ctx := context.Background()
 	id := memory.Identity{Tenant: "t", Session: fmt.Sprintf("writer-%d", who)}
 	scratch := memory.Identity{Tenant: "t", Session: fmt.Sprintf("scratch-%d", who)}
@@ -124,32 +119,13 @@ func isConflict(err error) bool { return errors.Is(err, memory.ErrConflict) }
 // wrote is there afterwards, that no increment was lost, and that the log
 // was compacted while they wrote.
 func TestTwoProcessesOneDirectory(t *testing.T) {
-	if os.Getenv(childDirEnv) != "" {
-		t.Skip("this is the child")
-	}
 	dir := filepath.Join(t.TempDir(), "shared")
 	const perWriter = 300
-	start := time.Now().Add(2 * time.Second).UnixNano() // after both children have started
-	var wg sync.WaitGroup
-	outputs := make([][]byte, 2)
-	errs := make([]error, 2)
+	var envs [][]string
 	for w := range 2 {
-		wg.Go(func() {
-			cmd := exec.Command(os.Args[0], "-test.run=^TestWriterChildProcess$", "-test.count=1", "-test.v")
-			cmd.Env = append(os.Environ(),
-				childDirEnv+"="+dir,
-				childIDEnv+"="+strconv.Itoa(w),
-				childNEnv+"="+strconv.Itoa(perWriter),
-				childStartEnv+"="+strconv.FormatInt(start, 10))
-			outputs[w], errs[w] = cmd.CombinedOutput()
-		})
+		envs = append(envs, []string{childDirEnv + "=" + dir, childIDEnv + "=" + strconv.Itoa(w), childNEnv + "=" + strconv.Itoa(perWriter)})
 	}
-	wg.Wait()
-	for w := range 2 {
-		if errs[w] != nil {
-			t.Fatalf("writer %d failed: %v\n%s", w, errs[w], outputs[w])
-		}
-	}
+	outputs := proctest.Run(t, "TestWriterChildProcess", envs...)
 
 	d, err := Open(dir, Options{})
 	if err != nil {

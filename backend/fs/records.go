@@ -23,38 +23,61 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		}
 		return nil
 	}
+	return d.store(ctx, recs, func(x *index) ([]int64, error) { return x.recs.Versions(recs) })
+}
+
+// Swap stores rec if the live record under its id has version expect (0:
+// none), as Put does; see backend.Swapper. Expiry is judged by the clock
+// once the write lock is held, after the writes of other processes.
+func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
+	if err := backend.CheckSwap(rec, expect); err != nil {
+		return 0, err
+	}
+	var version int64
+	err := d.store(ctx, []memory.Record{rec}, func(x *index) ([]int64, error) {
+		now, err := d.clock.Nanos()
+		if err != nil {
+			return nil, err
+		}
+		version, err = x.recs.SwapVersion(rec, expect, now)
+		return []int64{version}, err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return version, nil
+}
+
+// store writes recs as one frame at the versions decide returns for them,
+// 0 for a record not to store (a later one of the batch replaces it).
+// decide runs with the index caught up under the write lock, before
+// anything is written; its error leaves the store unchanged.
+func (d *Driver) store(ctx context.Context, recs []memory.Record, decide func(x *index) ([]int64, error)) error {
 	return d.write(ctx, func(x *index) error {
 		dims, err := backend.BatchDims(recs, x.dims)
 		if err != nil {
 			return err
 		}
-		// Decide every record's version before writing anything. An id
-		// repeated in the batch counts each time and its last record wins.
-		versions := make([]int64, len(recs))
-		last := make(map[idKey]int, len(recs))
-		for i, r := range recs {
-			k := idKey{r.Identity.Tenant, r.ID}
-			owner, version := r.Identity, int64(1)
-			if j, dup := last[k]; dup {
-				owner, version = recs[j].Identity, versions[j]+1
-			} else if e := x.byID[k]; e != nil {
-				owner, version = e.w.id, e.version+1
-			}
-			if owner != r.Identity {
-				return backend.HeldByAnother(r.ID)
-			}
-			versions[i] = version
-			last[k] = i
+		versions, err := decide(x)
+		if err != nil {
+			return err
 		}
-		enc := newEncoder(opPut, len(last))
-		entries := make([]*entry, 0, len(last))
-		writers := make([]memory.Identity, 0, len(last))
+		stored := 0
+		for _, v := range versions {
+			if v != 0 {
+				stored++
+			}
+		}
+		enc := newEncoder(opPut, stored)
+		entries := make([]*entry, 0, stored)
+		writers := make([]memory.Identity, 0, stored)
 		for i, r := range recs {
-			if last[idKey{r.Identity.Tenant, r.ID}] != i {
+			if versions[i] == 0 {
 				continue
 			}
-			size := enc.record(r, versions[i])
-			entries = append(entries, newEntry(r, versions[i], size))
+			e := x.recs.NewEntry(r, versions[i])
+			e.Extra.size = int64(enc.record(r, versions[i]))
+			entries = append(entries, e)
 			writers = append(writers, r.Identity)
 		}
 		if err := d.appendFrame(enc.frame()); err != nil {
@@ -66,54 +89,6 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		}
 		return nil
 	})
-}
-
-// Swap stores rec if the live record under its id has version expect (0:
-// none), as Put does; see backend.Swapper.
-func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	if err := backend.CheckSwap(rec, expect); err != nil {
-		return 0, err
-	}
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return 0, err
-	}
-	var version int64
-	err = d.write(ctx, func(x *index) error {
-		dims, err := backend.BatchDims([]memory.Record{rec}, x.dims)
-		if err != nil {
-			return err
-		}
-		var stored, current int64
-		if old := x.byID[idKey{rec.Identity.Tenant, rec.ID}]; old != nil {
-			if old.w.id != rec.Identity {
-				return backend.HeldByAnother(rec.ID)
-			}
-			stored = old.version
-			if !old.expired(now) {
-				current = old.version
-			}
-		}
-		if current != expect {
-			return backend.VersionConflict(rec.ID, expect, current)
-		}
-		version = stored + 1
-		enc := newEncoder(opPut, 1)
-		size := enc.record(rec, version)
-		if err := d.appendFrame(enc.frame()); err != nil {
-			return err
-		}
-		x.dims = dims
-		x.put(newEntry(rec, version, size), rec.Identity)
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	return version, nil
 }
 
 // List returns the live records matching q, newest first; see
@@ -131,11 +106,7 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	}
 	var out []memory.Record
 	err = d.read(ctx, func(x *index) error {
-		found := x.newest(q, now)
-		out = make([]memory.Record, len(found))
-		for i, e := range found {
-			out[i] = e.record()
-		}
+		out = x.recs.List(q, now)
 		return nil
 	})
 	if err != nil {
@@ -153,7 +124,7 @@ func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
 	if err := backend.CheckQuery(q); err != nil {
 		return 0, err
 	}
-	return d.remove(ctx, func(x *index) []*entry { return x.matching(&q) })
+	return d.remove(ctx, func(x *index) []*entry { return x.recs.Matching(q) })
 }
 
 // Sweep deletes every record that has expired at the driver's clock and
@@ -166,15 +137,7 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return d.remove(ctx, func(x *index) []*entry {
-		var out []*entry
-		for _, e := range x.byID {
-			if e.expired(now) {
-				out = append(out, e)
-			}
-		}
-		return out
-	})
+	return d.remove(ctx, func(x *index) []*entry { return x.recs.Expired(now) })
 }
 
 // remove deletes the entries doomed picks, as one frame of tombstones.
@@ -187,8 +150,8 @@ func (d *Driver) remove(ctx context.Context, doomed func(x *index) []*entry) (in
 		}
 		enc := newEncoder(opDelete, len(gone))
 		for _, e := range gone {
-			enc.str(e.w.id.Tenant)
-			enc.str(e.id)
+			enc.str(e.Writer().Identity.Tenant)
+			enc.str(e.ID)
 		}
 		if err := d.appendFrame(enc.frame()); err != nil {
 			return err

@@ -32,19 +32,19 @@ func (v *vectorRefs) add(e *entry) {
 		ref = vecindex.Ref(len(v.entries))
 		v.entries = append(v.entries, e)
 	}
-	e.ref = ref
-	w := e.writer
-	if w.vectors == nil {
-		w.vectors = vecindex.NewSet(len(e.vector))
+	e.Extra = ref
+	w := e.Writer()
+	if w.Extra == nil {
+		w.Extra = vecindex.NewSet(len(e.Vector))
 	}
-	w.vectors.Add(ref, e.vector)
+	w.Extra.Add(ref, e.Vector)
 }
 
 // remove takes e's vector out of its writer's Set and frees its Ref.
 func (v *vectorRefs) remove(e *entry) {
-	e.writer.vectors.Remove(e.ref)
-	v.entries[e.ref] = nil
-	v.free = append(v.free, e.ref)
+	e.Writer().Extra.Remove(e.Extra)
+	v.entries[e.Extra] = nil
+	v.free = append(v.free, e.Extra)
 }
 
 // Search returns the k live records matching q nearest to vec by cosine
@@ -81,53 +81,27 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 	rest := q
 	accept := func(ref vecindex.Ref) bool {
 		e := entries[ref]
-		return !e.expired(now) && e.matchesRest(&rest)
+		return !e.Expired(now) && e.MatchesRest(&rest)
 	}
-	tie := func(a, b vecindex.Ref) int {
-		switch ea, eb := entries[a], entries[b]; {
-		case ea == eb:
-			return 0
-		case newer(ea, eb):
-			return -1
-		}
-		return 1
-	}
+	tie := func(a, b vecindex.Ref) int { return entries[a].Compare(entries[b]) }
 	hits, err := vecindex.Search(sets, vec, k, accept, tie)
 	if err != nil {
 		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "in-memory vector search")
 	}
 	out := make([]backend.Match, len(hits))
 	for i, h := range hits {
-		out[i] = backend.Match{Record: entries[h.Ref].record(), Score: float64(h.Score)}
+		out[i] = backend.Match{Record: entries[h.Ref].Record(), Score: float64(h.Score)}
 	}
 	return out, nil
 }
 
-// vectorSets returns the vector Sets of the writers q's filter matches,
-// found through the smallest writer list of the fields the filter names.
+// vectorSets returns the vector Sets of the writers q's filter matches.
 // The caller holds d.mu.
 func (d *Driver) vectorSets(q backend.Query) []*vecindex.Set {
-	id := q.Filter.Identity
-	best := d.index[indexKey{field: memory.FieldTenant, tenant: id.Tenant}]
-	if best == nil {
-		return nil
-	}
-	for _, f := range indexedFields {
-		if !q.Filter.Match.Has(f) || id.Get(f) == "" {
-			continue
-		}
-		p := d.index[indexKey{field: f, tenant: id.Tenant, value: id.Get(f)}]
-		if p == nil {
-			return nil
-		}
-		if len(p.writers) < len(best.writers) {
-			best = p
-		}
-	}
 	var sets []*vecindex.Set
-	for _, w := range best.writers {
-		if w.vectors != nil && w.vectors.Len() > 0 && q.Filter.Matches(w.id) {
-			sets = append(sets, w.vectors)
+	for w := range d.idx.Writers(q) {
+		if w.Extra != nil && w.Extra.Len() > 0 {
+			sets = append(sets, w.Extra)
 		}
 	}
 	return sets

@@ -33,9 +33,6 @@ func TestClaimCrashChild(t *testing.T) {
 // not claimable until the leases lapse, then are, and every item is
 // completed exactly once.
 func TestClaimSIGKILL(t *testing.T) {
-	if os.Getenv(backendtest.ClaimCrashChildEnv) != "" {
-		t.Skip("this is the child")
-	}
 	dsn := freshDB(t)
 	backendtest.ClaimCrashTest(t, "TestClaimCrashChild", []string{claimCrashDSNEnv + "=" + dsn},
 		func(clock backend.Clock) (backend.Driver, error) {

@@ -4,35 +4,31 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/proctest"
 )
 
 // TestWriterChildProcess is the child half of TestTwoProcessesOneFile: it
-// waits for the start time the parent set, so both children write at
-// once, then appends records to the file named by the environment and
-// fails on the first error. Run directly, it skips.
+// waits until both children are ready, so they write at once, then appends
+// records to the file named by the environment and fails on the first
+// error. Run directly, it skips.
 func TestWriterChildProcess(t *testing.T) {
+	proctest.Child(t)
 	path := os.Getenv("AGENTMEM_SQLITE_CHILD_DB")
-	if path == "" {
-		t.Skip("runs only as the child of TestTwoProcessesOneFile")
-	}
 	who, _ := strconv.Atoi(os.Getenv("AGENTMEM_SQLITE_CHILD_ID"))
 	n, _ := strconv.Atoi(os.Getenv("AGENTMEM_SQLITE_CHILD_N"))
-	start, _ := strconv.ParseInt(os.Getenv("AGENTMEM_SQLITE_CHILD_START"), 10, 64)
 	d, err := Open(path, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	time.Sleep(time.Until(time.Unix(0, start)))
+	proctest.Ready()
 	id := memory.Identity{Tenant: "t", Session: fmt.Sprintf("writer-%d", who)}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range n {
@@ -53,9 +49,6 @@ func TestWriterChildProcess(t *testing.T) {
 // file at once: neither may see "database is locked" (or any error), and
 // every record both wrote must be there afterwards.
 func TestTwoProcessesOneFile(t *testing.T) {
-	if os.Getenv("AGENTMEM_SQLITE_CHILD_DB") != "" {
-		t.Skip("this is the child")
-	}
 	path := filepath.Join(t.TempDir(), "shared.db")
 	// Create the schema first so both children open an existing file.
 	d, err := Open(path, Options{})
@@ -65,29 +58,11 @@ func TestTwoProcessesOneFile(t *testing.T) {
 	d.Close()
 
 	const perWriter = 1000
-	start := time.Now().Add(2 * time.Second).UnixNano() // after both children have started
-	var wg sync.WaitGroup
-	outputs := make([][]byte, 2)
-	errs := make([]error, 2)
+	var envs [][]string
 	for w := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			cmd := exec.Command(os.Args[0], "-test.run=^TestWriterChildProcess$", "-test.count=1")
-			cmd.Env = append(os.Environ(),
-				"AGENTMEM_SQLITE_CHILD_DB="+path,
-				"AGENTMEM_SQLITE_CHILD_ID="+strconv.Itoa(w),
-				"AGENTMEM_SQLITE_CHILD_N="+strconv.Itoa(perWriter),
-				"AGENTMEM_SQLITE_CHILD_START="+strconv.FormatInt(start, 10))
-			outputs[w], errs[w] = cmd.CombinedOutput()
-		}()
+		envs = append(envs, []string{"AGENTMEM_SQLITE_CHILD_DB=" + path, "AGENTMEM_SQLITE_CHILD_ID=" + strconv.Itoa(w), "AGENTMEM_SQLITE_CHILD_N=" + strconv.Itoa(perWriter)})
 	}
-	wg.Wait()
-	for w := range 2 {
-		if errs[w] != nil {
-			t.Fatalf("writer %d failed: %v\n%s", w, errs[w], outputs[w])
-		}
-	}
+	proctest.Run(t, "TestWriterChildProcess", envs...)
 
 	d, err = Open(path, Options{})
 	if err != nil {

@@ -1,4 +1,4 @@
-package inmem
+package recindex
 
 import (
 	"fmt"
@@ -14,17 +14,18 @@ import (
 // tenants, whose entries share a chain and must never be mistaken for
 // each other.
 func TestIDIndexCollisions(t *testing.T) {
-	x := newIDIndex()
+	type entry = Entry[int, int]
+	x := newIDIndex[int, int]()
 	x.weak = func(id string) uint64 { return uint64(len(id) % 3) }
-	tenants := []*writer{{id: memory.Identity{Tenant: "acme", Agent: "a"}}, {id: memory.Identity{Tenant: "evil", Agent: "a"}}}
+	tenants := []*Writer[int, int]{{Identity: memory.Identity{Tenant: "acme", Agent: "a"}}, {Identity: memory.Identity{Tenant: "evil", Agent: "a"}}}
 	key := func(i, tenant int) idKey {
-		return idKey{tenants[tenant].id.Tenant, fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])}
+		return idKey{tenants[tenant].Identity.Tenant, fmt.Sprintf("id-%d%s", i, "xyz"[:i%3])}
 	}
 	live := map[idKey]*entry{}
 	for i := range 30 {
 		for w := range tenants {
 			k := key(i, w)
-			e := &entry{id: k.id, writer: tenants[w]}
+			e := &entry{ID: k.id, writer: tenants[w]}
 			x.add(e)
 			live[k] = e
 		}
@@ -44,7 +45,10 @@ func TestIDIndexCollisions(t *testing.T) {
 			t.Fatalf("get of another tenant's id = %v, want nil", got)
 		}
 		var seen []string
-		x.each(func(e *entry) { seen = append(seen, name(idKey{e.writer.id.Tenant, e.id})) })
+		x.each(func(e *entry) bool {
+			seen = append(seen, name(idKey{e.writer.Identity.Tenant, e.ID}))
+			return true
+		})
 		slices.Sort(seen)
 		want := make([]string, 0, len(live))
 		for k := range live {
@@ -53,6 +57,9 @@ func TestIDIndexCollisions(t *testing.T) {
 		slices.Sort(want)
 		if !slices.Equal(seen, want) {
 			t.Fatalf("each saw %v, want %v", seen, want)
+		}
+		if x.n != len(live) {
+			t.Fatalf("the index counts %d entries, holds %d", x.n, len(live))
 		}
 	}
 	check()
