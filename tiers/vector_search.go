@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // Limits of Search.
@@ -146,7 +147,7 @@ func (v *Vector) dropGone(top []hit, drop func(name string)) (bool, error) {
 // holds v.mu.
 func (v *Vector) refreshSearch(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
-		release, err := v.lock(ctx, lockShared)
+		release, err := v.lock(ctx, osfile.Shared)
 		if err != nil {
 			return err
 		}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package sqlite is the embedded default storage driver: every record lives
 // in one SQLite file, read and written through github.com/mattn/go-sqlite3
 // and github.com/jmoiron/sqlx. It needs no service and no set-up beyond a
