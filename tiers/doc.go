@@ -1,5 +1,7 @@
-// Package tiers holds the memory types users construct. Among them are the
-// step-lifecycle types of the per-agent memory document, named as its
+// Package tiers holds the step memory types: what an agent recalls at the
+// start of a workflow step and saves at its end. They are the types of the
+// per-agent memory origin document ("Memory", 000_f275731a208896b5.txt
+// among the seeds in ../shared/seeds/; "the document" below), named as its
 // spec.memory.type values:
 //
 //   - Buffer ("buffer", the document's default): every step starts with an
@@ -22,21 +24,12 @@
 //     index built in the background serves the searches after it.
 //   - None ("none"): explicitly stateless; nothing is loaded or saved.
 //
-// Spec is the spec.memory block that chooses among them (ParseSpec,
-// SpecFromAgent).
-//
-// Working is keyed JSON working memory, the agent-memory document's: rows
-// of memory_key, memory_type and any JSON payload (memory_json), each at
-// one of six scope levels — SQUAD_AGENT_RUN (the default), SQUAD_AGENT,
-// AGENT_RUN, SQUAD_RUN, SQUAD and AGENT — keyed as the document says:
-// squad-scoped rows by tenant agent instance, squad and run where the
-// level has them, AGENT rows by the parent agent alone. Put, Get, List,
-// ListSquad and Delete read and write rows; Swap (versioned
-// compare-and-swap) and Update (read, apply, retry on conflict) change them
-// safely under concurrency; LoadMerged reads an AGENT key's platform
-// defaults (under the system tenant) merged with the caller's tenant
-// override by a rule registered per key (Replace, ShallowMerge, DeepMerge,
-// MergeListByID, MergeAt). Squad listings never return AGENT rows.
+// The spec.memory block that chooses among them, the Agent manifest it
+// sits in and the executor's MEMORY_TYPE / AGENT_MEMORY contract are
+// package tiers/agentspec's, the one memory-type package that imports
+// Kubernetes code; this package imports none. ParseTTL reads the
+// document's ttl values (1h, 24h, 7d) for the types' options. Keyed JSON
+// working memory, another origin document's, is package tiers/working.
 //
 // The summary line and the block are exactly the document's:
 //
@@ -57,22 +50,21 @@
 //	... run the step ...
 //	err = mem.Save(ctx, id, tiers.Step{Workflow: wf, Name: step, Input: in, Output: out}) // step end
 //
-// Every type is built from a *backend.Store (NewBuffer, NewSummary,
-// NewVector, NewNone, FromSpec), the one place scope is enforced and the
-// one source of posture, token counter and clock: no type holds a posture
-// of its own. Summary keeps its records in the store; Buffer, Vector and
-// None keep nothing there but derive every write check and read filter
-// through it, so a program without summary memory can pass a store over
-// the in-memory driver. The caller's Identity decides what is written and
-// what is visible; each type's scope is the agent level (Summary's Level
-// option can choose another), and a level whose identity fields are
-// missing fails closed with memory.ErrIncompleteScope before anything is
-// read or written. Every Save validates its Step the same way (see
-// Step.Validate: invalid UTF-8 is refused, never repaired) and passes the
-// store's write check, so a program that works with one type keeps working
-// when its configuration switches to another (Summary at its default
-// level). Buffer keeps its turns per
-// Identity, so sessions sharing one Buffer never see each other's turns.
+// Every type is built from a *backend.Store (NewBuffer, NewSummary, NewVector,
+// NewNone; agentspec.NewMemory from a spec.memory block), the one place scope
+// is enforced and the one source of posture, token counter and clock: no type
+// holds a posture of its own. Summary keeps its records in the store; Buffer,
+// Vector and None keep nothing there but derive every write check and read
+// filter through it, so a program without summary memory can pass a store over
+// the in-memory driver. The caller's Identity decides what is written and what
+// is visible; each type's scope is the agent level (Summary's Level option can
+// choose another), and a level whose identity fields are missing fails closed
+// with memory.ErrIncompleteScope before anything is read or written. Every
+// Save validates its Step the same way (see Step.Validate: invalid UTF-8 is
+// refused, never repaired) and passes the store's write check, so a program
+// that works with one type keeps working when its configuration switches to
+// another (Summary at its default level). Buffer keeps its turns per Identity,
+// so sessions sharing one Buffer never see each other's turns.
 //
 // Token counts come from the store's memory.TokenCounter, by default the
 // exact, offline cl100k_base counter. Counts are computed once, when a turn

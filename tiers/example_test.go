@@ -2,7 +2,6 @@ package tiers_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 
@@ -108,37 +107,6 @@ func ExampleBuffer() {
 	// assistant (6 tokens): Fetching this week's incidents.
 	// tool (6 tokens): 2 incidents, both resolved.
 	// turns after the step: 0
-}
-
-// An executor builds the memory spec.memory describes. Every type takes a
-// store, the one source of posture: a program whose agents have only
-// buffer (or none, or vector) memory passes one over the in-memory
-// driver, and every type refuses the same calls under its posture.
-func ExampleFromSpec() {
-	ctx := context.Background()
-	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: memory.Posture{RequirePrincipal: true}})
-	defer store.Close()
-
-	spec, err := tiers.ParseSpec([]byte("type: buffer\n"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	mem, err := tiers.FromSpec(ctx, store, spec, tiers.Environment{})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("%T\n", mem)
-
-	step := tiers.Step{Workflow: "weekly", Name: "report", Input: "Write the report.", Output: "Done."}
-	noUser := memory.Identity{Agent: "kaos://agent/ai-agents/reporter", Session: "run-1"}
-	fmt.Println(errors.Is(mem.Save(ctx, noUser, step), memory.ErrIncompleteScope))
-	withUser := noUser
-	withUser.User = "alice"
-	fmt.Println(mem.Save(ctx, withUser, step))
-	// Output:
-	// *tiers.Buffer
-	// true
-	// <nil>
 }
 
 // Recalled text cannot forge the block's delimiters: any spelling of

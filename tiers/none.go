@@ -12,12 +12,12 @@ import (
 // turns, but says in the configuration that the agent is designed to be
 // stateless. It is safe for concurrent use.
 //
-// A None built by NewNone (as FromSpec builds it) still makes the checks
-// every type makes, through its store: a live context, the caller's
-// agent-level scope and, in Save, a valid Step and the store's write
-// check. So switching an agent between types never changes which calls
-// succeed (Summary at its default level). The zero value has no store: it checks only that the context is
-// live, the identity well formed and the Step valid.
+// A None built by NewNone (as agentspec.NewMemory builds it) still makes the
+// checks every type makes, through its store: a live context, the caller's
+// agent-level scope and, in Save, a valid Step and the store's write check. So
+// switching an agent between types never changes which calls succeed (Summary
+// at its default level). The zero value has no store: it checks only that the
+// context is live, the identity well formed and the Step valid.
 type None struct {
 	store *backend.Store
 }

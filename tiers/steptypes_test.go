@@ -14,18 +14,45 @@ import (
 	"github.com/agentmem/memory/tiers"
 )
 
-// everyType builds every step memory type from st, as an executor does
-// (FromSpec), vector memory in a fresh directory.
-func everyType(t *testing.T, st *backend.Store) map[tiers.MemoryType]tiers.StepMemory {
+// The step memory types by their spec.memory.type names, the default
+// first.
+const (
+	typeBuffer  = "buffer"
+	typeSummary = "summary"
+	typeVector  = "vector"
+	typeNone    = "none"
+)
+
+var memoryTypes = []string{typeBuffer, typeSummary, typeVector, typeNone}
+
+// everyType builds every step memory type from st with its default
+// options, as an executor does for a spec.memory naming only the type
+// (package agentspec), vector memory in a fresh directory.
+func everyType(t *testing.T, st *backend.Store) map[string]tiers.StepMemory {
 	t.Helper()
-	out := map[tiers.MemoryType]tiers.StepMemory{}
-	for _, typ := range tiers.MemoryTypes {
-		mem, err := tiers.FromSpec(context.Background(), st, tiers.Spec{Type: typ}, tiers.Environment{MountPath: t.TempDir()})
-		if err != nil {
-			t.Fatalf("FromSpec(%s): %v", typ, err)
+	ctx := context.Background()
+	out := map[string]tiers.StepMemory{}
+	for _, typ := range memoryTypes {
+		var (
+			mem tiers.StepMemory
+			err error
+		)
+		switch typ {
+		case typeBuffer:
+			mem, err = tiers.NewBuffer(st, tiers.BufferOptions{})
+		case typeSummary:
+			mem, err = tiers.NewSummary(st, tiers.SummaryOptions{})
+		case typeVector:
+			var v *tiers.Vector
+			if v, err = tiers.NewVector(ctx, st, tiers.VectorOptions{Dir: t.TempDir()}); err == nil {
+				t.Cleanup(func() { _ = v.Close() })
+				mem = v
+			}
+		case typeNone:
+			mem, err = tiers.NewNone(st)
 		}
-		if v, ok := mem.(*tiers.Vector); ok {
-			t.Cleanup(func() { _ = v.Close() })
+		if err != nil {
+			t.Fatalf("building %s memory: %v", typ, err)
 		}
 		out[typ] = mem
 	}
@@ -99,7 +126,7 @@ func TestPostureReachesEveryType(t *testing.T) {
 			t.Cleanup(func() { _ = st.Close() })
 			mems := everyType(t, st)
 			for idName, id := range ids {
-				want, got := map[tiers.MemoryType]outcome{}, map[tiers.MemoryType]outcome{}
+				want, got := map[string]outcome{}, map[string]outcome{}
 				for typ, mem := range mems {
 					w := tc.want[idName]
 					want[typ] = outcome{Save: w.save, Recall: w.save, ForgetUser: w.forgetUser, ForgetAgent: w.forgetAgent, Own: "n/a"}
@@ -157,13 +184,13 @@ func TestEveryTypeRefusesInvalidUTF8(t *testing.T) {
 		{Workflow: "w", Name: "s", Input: "fine", Output: "cut in the middle of \xe6\x97"},
 		{Workflow: "w", Name: "s", Input: "\xc0\x80", Output: ""}, // an overlong NUL
 	}
-	for _, typ := range tiers.MemoryTypes {
+	for _, typ := range memoryTypes {
 		for _, s := range bad {
 			if err := mems[typ].Save(ctx, who, s); !errors.Is(err, memory.ErrInvalidArgument) {
 				t.Errorf("%s: Save(%q, %q) = %v, want ErrInvalidArgument", typ, s.Input, s.Output, err)
 			}
 		}
-		if typ == tiers.TypeBuffer {
+		if typ == typeBuffer {
 			b := mems[typ].(*tiers.Buffer)
 			if err := b.Add(ctx, who, memory.RoleUser, "a\xffb"); !errors.Is(err, memory.ErrInvalidArgument) {
 				t.Errorf("buffer: Add of invalid UTF-8 = %v, want ErrInvalidArgument", err)
@@ -176,7 +203,7 @@ func TestEveryTypeRefusesInvalidUTF8(t *testing.T) {
 	if recs := stored(t, st, who); len(recs) != 0 {
 		t.Errorf("refused saves stored %d summaries", len(recs))
 	}
-	dir := mems[tiers.TypeVector].(*tiers.Vector).Dir()
+	dir := mems[typeVector].(*tiers.Vector).Dir()
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(files) != 0 {
 		t.Errorf("refused saves wrote vector entries %v", files)
 	}

@@ -130,7 +130,7 @@ func BenchmarkVectorSearch10k(b *testing.B) {
 	}
 	v.waitBuild()
 	v.mu.Lock()
-	built := v.search.built
+	built := v.search.built()
 	v.mu.Unlock()
 	if !built {
 		b.Fatal("the search index was not built")

@@ -1,5 +1,7 @@
 package tiers
 
+import "github.com/agentmem/memory/internal/lexical"
+
 // startBuild builds the search index from the view's live entries in a
 // background goroutine, unless one is already at work or the Vector is
 // closed. The goroutine reads only what the entries were created with,
@@ -22,30 +24,28 @@ const buildCheckEvery = 256
 // build indexes live, then installs the index; see startBuild.
 func (v *Vector) build(live []*viewEntry, done chan struct{}) {
 	defer close(done)
-	var s searchIndex
-	s.reset()
+	x := lexical.NewIndex[*viewEntry]()
 	for i, e := range live {
 		if i%buildCheckEvery == 0 && v.closed.Load() {
 			v.endBuild(nil)
 			return
 		}
-		s.add(e)
+		x.Add(e, e.text)
 	}
-	v.endBuild(&s)
+	v.endBuild(x)
 }
 
-// endBuild installs s, unless it is nil, the Vector was closed, or an
+// endBuild installs x, unless it is nil, the Vector was closed, or an
 // index is already in place, and notes that no build is at work.
-func (v *Vector) endBuild(s *searchIndex) {
+func (v *Vector) endBuild(x *lexical.Index[*viewEntry]) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.building = nil
-	if s == nil || v.closed.Load() || v.search.built {
+	if x == nil || v.closed.Load() || v.search.built() {
 		return
 	}
-	s.reconcile(&v.view)
-	s.built = true
-	v.search = *s
+	reconcile(x, &v.view)
+	v.search.index = x
 }
 
 // waitBuild waits until no build is at work.

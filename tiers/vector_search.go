@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/osfile"
 )
 
@@ -80,7 +81,7 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 		return filter.Matches(e.who) && !v.stale(e.created, now)
 	}
 	var top []hit
-	if v.search.built {
+	if v.search.built() {
 		top, err = v.searchIndexed(terms, k, keep)
 	} else {
 		top, err = v.searchScan(terms, k, keep)
@@ -92,11 +93,11 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 	out := make([]VectorMatch, len(top))
 	for i, h := range top {
 		out[i] = VectorMatch{
-			Entry:   h.entry.name,
-			Key:     h.entry.key,
-			Text:    h.entry.text,
-			Created: time.Unix(0, h.entry.created).UTC(),
-			Score:   h.score,
+			Entry:   h.Ref.name,
+			Key:     h.Ref.key,
+			Text:    h.Ref.text,
+			Created: time.Unix(0, h.Ref.created).UTC(),
+			Score:   h.Score,
 		}
 	}
 	return out, nil
@@ -117,26 +118,28 @@ func CheckSearch(query string, k int) error {
 // searchIndexed ranks with the built search index. An entry removed by
 // hand leaves the index, and the ranking is redone. The caller holds v.mu.
 func (v *Vector) searchIndexed(terms []string, k int, keep func(*viewEntry) bool) ([]hit, error) {
+	q := lexical.NewQuery(terms)
 	for {
-		top := v.search.score(terms, k, keep)
-		gone, err := v.dropGone(top, v.search.drop)
+		top := newTopK(k)
+		v.search.index.Score(&q, top, keep)
+		gone, err := v.dropGone(top.Hits(), v.search.index.Remove)
 		if err != nil || !gone {
-			return top, err
+			return top.Hits(), err
 		}
 	}
 }
 
-// dropGone calls drop with the name of every entry of top whose file is
-// missing, and reports whether there was one.
-func (v *Vector) dropGone(top []hit, drop func(name string)) (bool, error) {
+// dropGone calls drop with every entry of top whose file is missing, and
+// reports whether there was one.
+func (v *Vector) dropGone(top []hit, drop func(*viewEntry)) (bool, error) {
 	gone := false
 	for _, h := range top {
-		_, err := os.Lstat(filepath.Join(v.dir, h.entry.name))
+		_, err := os.Lstat(filepath.Join(v.dir, h.Ref.name))
 		if os.IsNotExist(err) {
-			drop(h.entry.name)
+			drop(h.Ref)
 			gone = true
 		} else if err != nil {
-			return false, fsError(err, "checking vector entry "+h.entry.name)
+			return false, fsError(err, "checking vector entry "+h.Ref.name)
 		}
 	}
 	return gone, nil
@@ -166,133 +169,53 @@ func (v *Vector) refreshSearch(ctx context.Context) error {
 	}
 }
 
-// searchIndex is the in-memory inverted index Search scores with once it
-// is built (see Vector.startBuild).
+// searchIndex is the in-memory inverted index of the entries' texts that
+// Search scores with once it is built (see Vector.startBuild); index is
+// nil until then.
 type searchIndex struct {
-	built    bool
-	docs     map[string]*searchDoc // live documents by entry name
-	list     []*searchDoc          // every document in postings, by id
-	postings map[string][]posting  // word -> documents holding it
-	removed  int                   // removed documents still in postings
-	scores   []int                 // scratch: score by document id, kept zeroed
-	touched  []int                 // scratch: ids with a score
-	counts   map[string]int        // scratch: word counts of one entry
+	index *lexical.Index[*viewEntry]
 }
 
-// searchDoc is one indexed entry.
-type searchDoc struct {
-	id      int // index in searchIndex.list
-	entry   *viewEntry
-	removed bool
-}
-
-// posting says how often a word occurs in a document.
-type posting struct {
-	doc   *searchDoc
-	count int
-}
-
-// score sums the postings of terms per document and returns the best k
-// entries that keep admits, best first. keep is asked once per document
-// with a score, so the scope filter is applied before the top k are
-// chosen.
-func (s *searchIndex) score(terms []string, k int, keep func(*viewEntry) bool) []hit {
-	if len(s.scores) < len(s.list) {
-		s.scores = make([]int, len(s.list))
-	}
-	touched := s.touched[:0]
-	for _, t := range terms {
-		for _, p := range s.postings[t] {
-			if p.doc.removed {
-				continue
-			}
-			if s.scores[p.doc.id] == 0 {
-				touched = append(touched, p.doc.id)
-			}
-			s.scores[p.doc.id] += p.count
-		}
-	}
-	top := newTopK(k)
-	for _, id := range touched {
-		h := hit{entry: s.list[id].entry, score: s.scores[id]}
-		s.scores[id] = 0
-		if top.wants(h) && keep(h.entry) {
-			top.insert(h)
-		}
-	}
-	s.touched = touched
-	return top.hits
-}
+// built reports whether the index is in place.
+func (s *searchIndex) built() bool { return s.index != nil }
 
 // update applies a view change to a built index. A reset (the index file
-// was replaced), or removed documents outnumbering live ones, discards
-// the index instead: the next Search scans and builds it anew in the
+// was replaced), or removed entries outnumbering live ones, discards the
+// index instead: the next Search scans and builds it anew in the
 // background.
 func (s *searchIndex) update(ch viewChange) {
-	if !s.built {
+	if !s.built() {
 		return
 	}
 	if ch.reset {
-		*s = searchIndex{}
+		s.index = nil
 		return
 	}
 	for _, e := range ch.added {
 		if !e.dead {
-			s.add(e)
+			s.index.Add(e, e.text)
 		}
 	}
 	for _, e := range ch.removed {
-		s.drop(e.name)
+		s.index.Remove(e)
 	}
-	if s.removed > 1024 && s.removed > len(s.docs) {
-		*s = searchIndex{}
+	if n := s.index.Removed(); n > 1024 && n > s.index.Len() {
+		s.index = nil
 	}
 }
 
 // reconcile makes an index built from an earlier view agree with w: it
-// drops the documents w no longer holds (or holds as another entry, after
+// drops the entries w no longer holds (or holds as another entry, after
 // a reset) and adds w's live entries it lacks.
-func (s *searchIndex) reconcile(w *indexView) {
-	for name, d := range s.docs {
-		if w.byName[name] != d.entry {
-			s.drop(name)
+func reconcile(x *lexical.Index[*viewEntry], w *indexView) {
+	for e := range x.Refs() {
+		if w.byName[e.name] != e {
+			x.Remove(e)
 		}
 	}
 	for _, e := range w.order {
-		if !e.dead && s.docs[e.name] == nil {
-			s.add(e)
+		if !e.dead && !x.Has(e) {
+			x.Add(e, e.text)
 		}
 	}
-}
-
-// drop removes the document of entry name, if indexed.
-func (s *searchIndex) drop(name string) {
-	if d := s.docs[name]; d != nil {
-		d.removed = true
-		delete(s.docs, name)
-		s.removed++
-	}
-}
-
-// reset empties the index.
-func (s *searchIndex) reset() {
-	*s = searchIndex{docs: map[string]*searchDoc{}, postings: map[string][]posting{}}
-}
-
-// add indexes e.
-func (s *searchIndex) add(e *viewEntry) {
-	if s.docs[e.name] != nil {
-		return
-	}
-	d := &searchDoc{id: len(s.list), entry: e}
-	s.list = append(s.list, d)
-	s.docs[e.name] = d
-	if s.counts == nil {
-		s.counts = map[string]int{}
-	}
-	forEachWord(e.text, func(w string) { s.counts[w]++ })
-	for w, n := range s.counts {
-		s.postings[w] = append(s.postings[w], posting{doc: d, count: n})
-	}
-	clear(s.counts)
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/lexical"
 )
 
 // Identities of the equivalence tests: two agents of one tenant sharing a
@@ -61,9 +62,36 @@ func seedRandom(t *testing.T, dir string, rng *rand.Rand, n int) []vectorEntry {
 	return out
 }
 
+// searchWords are what random entry texts and queries are made of: words
+// in several cases, letters whose lower case differs in length, digits,
+// separators and invalid UTF-8 (lexical's tests cover the words in depth).
+var searchWords = []string{"openssl", "OpenSSL", "cve", "2024", "key", "\u212aey", "İstanbul", "istanbul", "straße", "a1", "x",
+	" ", ", ", " | ", "\u2014", "\xff"}
+
+// randomText joins n random searchWords.
+func randomText(rng *rand.Rand, n int) string {
+	var b strings.Builder
+	for range n {
+		b.WriteString(searchWords[rng.IntN(len(searchWords))])
+	}
+	return b.String()
+}
+
+// referenceScore is the term-frequency score by definition: how many of
+// the words of text (lexical.Words) are one of the terms.
+func referenceScore(terms []string, text string) int {
+	n := 0
+	for w := range lexical.Words(text) {
+		if slices.Contains(terms, w) {
+			n++
+		}
+	}
+	return n
+}
+
 // referenceSearch is Search by brute force: it reads every entry file in
 // dir, keeps those id may see that are younger than ttl at now, scores
-// each with forEachWord and sorts them all.
+// each with referenceScore and sorts them all.
 func referenceSearch(t *testing.T, dir string, id memory.Identity, ttl time.Duration, now time.Time, query string, k int) []string {
 	t.Helper()
 	terms, err := queryTerms(query, k)
@@ -167,12 +195,12 @@ func TestVectorSearchColdWarmMatchReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.search.built {
+		if v.search.built() {
 			t.Fatal("a fresh Vector has a search index")
 		}
 		check(v, id, query, k, "cold")
 		v.waitBuild()
-		if !v.search.built {
+		if !v.search.built() {
 			t.Fatal("no search index after the first search")
 		}
 		check(v, id, query, k, "warm")
@@ -238,15 +266,15 @@ func TestVectorSearchBuildReconciles(t *testing.T) {
 		v.building = done
 		v.mu.Unlock()
 		v.build(snapshot, done)
-		if !v.search.built || v.building != nil {
+		if !v.search.built() || v.building != nil {
 			t.Fatalf("build did not install the index (replace %v)", replace)
 		}
-		if len(v.search.docs) != len(v.view.byName) {
-			t.Fatalf("replace %v: the index holds %d entries, the view %d", replace, len(v.search.docs), len(v.view.byName))
+		if n := v.search.index.Len(); n != len(v.view.byName) {
+			t.Fatalf("replace %v: the index holds %d entries, the view %d", replace, n, len(v.view.byName))
 		}
-		for name, d := range v.search.docs {
-			if v.view.byName[name] != d.entry {
-				t.Fatalf("replace %v: the index holds %s, which the view does not", replace, name)
+		for e := range v.search.index.Refs() {
+			if v.view.byName[e.name] != e {
+				t.Fatalf("replace %v: the index holds %s, which the view does not", replace, e.name)
 			}
 		}
 		for _, id := range []memory.Identity{eqAgentA, eqAgentB, eqUserA} {

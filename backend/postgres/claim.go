@@ -3,8 +3,6 @@ package postgres
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -17,20 +15,14 @@ import (
 
 var _ backend.Claimer = (*Driver)(nil)
 
-// The work queue lives in the memory_work table: one row per pending or
-// claimed item, keyed by (queue, id). A pending item has the empty token;
-// a claimed one has its claim's token, its lease's end in lease_until
-// (unix nanoseconds by the driver's clock) and the number of claims it
-// has had in attempts. Completing an item deletes its row.
-//
-// Every call is one short transaction (all but Claim a single statement),
-// committed before the call returns: a claim is a row's token and lease_until, not a lock,
-// so nothing is held while the caller works, and a worker that dies (its
-// context cancelled, its connection terminated, its process killed)
-// leaves rows that any replica may claim once their lease lapses. Claims
-// lock the rows they pick with FOR UPDATE SKIP LOCKED, so concurrent
-// claims from any number of replicas pick disjoint rows without waiting
-// for each other.
+// The work queue lives in the memory_work table; see internal/sqldriver
+// for its rows. Every call is one short transaction (all but Claim a
+// single statement), committed before the call returns; a worker that
+// dies (its context cancelled, its connection terminated, its process
+// killed) leaves rows that any replica may claim once their lease lapses.
+// Claims lock the rows they pick with FOR UPDATE SKIP LOCKED, so
+// concurrent claims from any number of replicas pick disjoint rows
+// without waiting for each other.
 
 // enqueueSQL adds a batch given as one array per column, leaving ids
 // already in their queue (or earlier in the batch) as they are.
@@ -40,7 +32,8 @@ SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
 	$9::bigint[], $10::text[])
 ON CONFLICT (queue, id) DO NOTHING`
 
-// leaseColumns are the columns scanLease reads, qualified by the alias w.
+// leaseColumns are sqldriver.LeaseColumns, qualified by the alias w the
+// claim's UPDATE ... FROM needs.
 const leaseColumns = `w.queue, w.id, w.tenant_id, w.user_id, w.agent_id, w.instance_id, w.squad_id, w.session_id,
 	w.created, w.payload, w.token, w.lease_until, w.attempts`
 
@@ -73,13 +66,6 @@ SET token = ($4::text[])[numbered.k::int], lease_until = $5, attempts = w.attemp
 FROM numbered
 WHERE w.queue = $1 AND w.id = numbered.id
 RETURNING ` + leaseColumns
-	// renewSQL extends a current claim.
-	renewSQL = `UPDATE memory_work AS w SET lease_until = $1 WHERE w.queue = $2 AND w.id = $3 AND w.token = $4
-RETURNING ` + leaseColumns
-	// completeSQL removes the item of a current claim.
-	completeSQL = `DELETE FROM memory_work WHERE queue = $1 AND id = $2 AND token = $3`
-	// releaseSQL makes the item of a current claim pending again.
-	releaseSQL = `UPDATE memory_work SET token = '', lease_until = 0 WHERE queue = $1 AND id = $2 AND token = $3`
 )
 
 // Enqueue adds items in one statement, all or nothing, and reports how
@@ -89,16 +75,10 @@ RETURNING ` + leaseColumns
 // ids do not deadlock; one that nevertheless loses a deadlock is retried,
 // as Put is.
 func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckEnqueue(items)); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckEnqueue(items); err != nil {
-		return 0, err
-	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	if len(items) == 0 {
 		return 0, nil
 	}
@@ -148,16 +128,10 @@ func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error)
 // Claim leases up to n claimable items of queue, oldest first, in one
 // short transaction committed before it returns; see backend.Claimer.
 func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckClaim(queue, n, lease)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckClaim(queue, n, lease); err != nil {
-		return nil, err
-	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	out, err := d.claim(ctx, queue, n, lease)
 	if err != nil {
 		return nil, err
@@ -216,65 +190,35 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 
 // Renew extends a current claim in one statement; see backend.Claimer.
 func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckRenew(l, lease)); err != nil {
 		return backend.Lease{}, err
 	}
-	if err := backend.CheckRenew(l, lease); err != nil {
-		return backend.Lease{}, err
-	}
-	if err := d.enter(); err != nil {
-		return backend.Lease{}, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	_, until, err := d.clock.LeaseEnd(lease)
 	if err != nil {
 		return backend.Lease{}, err
 	}
-	out, err := sqldriver.ScanLease(d.db.QueryRowxContext(ctx, renewSQL, until, l.Queue, l.ID, l.Token))
-	if errors.Is(err, sql.ErrNoRows) {
-		return backend.Lease{}, backend.StaleLease(l)
-	}
-	if err != nil {
-		return backend.Lease{}, fail(ctx, err, "postgres: renew claim")
-	}
-	return out, nil
+	return sq.Renew(ctx, d.db, l, until)
 }
 
 // Complete removes the item of a current claim in one statement; see
 // backend.Claimer.
 func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
-	return d.settle(ctx, l, completeSQL, "postgres: complete work")
+	return d.settle(ctx, l, sq.CompleteSQL, "postgres: complete work")
 }
 
 // Release makes the item of a current claim claimable at once, in one
 // statement; see backend.Claimer.
 func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
-	return d.settle(ctx, l, releaseSQL, "postgres: release work")
+	return d.settle(ctx, l, sq.ReleaseSQL, "postgres: release work")
 }
 
 // settle runs query, which changes the row of l's item if l is its current
 // claim, and fails with memory.ErrConflict when it changed none.
 func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckLease(l)); err != nil {
 		return err
 	}
-	if err := backend.CheckLease(l); err != nil {
-		return err
-	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.mu.RUnlock()
-	res, err := d.db.ExecContext(ctx, query, l.Queue, l.ID, l.Token)
-	if err != nil {
-		return fail(ctx, err, what)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return fail(ctx, err, what)
-	}
-	if n != 1 {
-		return backend.StaleLease(l)
-	}
-	return nil
+	defer d.gate.Leave()
+	return sq.Settle(ctx, d.db, query, l, what)
 }

@@ -12,6 +12,17 @@ import (
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
+// sq is the SQL this driver shares with the SQLite driver, in
+// PostgreSQL's dialect.
+var sq = sqldriver.New(sqldriver.Dialect{
+	Name:         "postgres",
+	Kind:         kindOf,
+	Numbered:     true,
+	Array:        func(v []string) any { return pq.StringArray(v) },
+	LockRow:      " FOR UPDATE",
+	DecodeVector: decodeVector,
+})
+
 // classify wraps a native error with the memory sentinel kindOf gives it;
 // see sqldriver.Classify.
 func classify(err error, msg string) error { return sqldriver.Classify(kindOf, err, msg) }

@@ -6,38 +6,45 @@ import (
 	"log"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
-// Open a PostgreSQL database, write two turns through a scoped Store and
-// read the session back, newest first. It needs a server, so it is
-// compiled but not run by go test; the driver's tests run the same calls
-// against a throwaway cluster.
+// Share one database between the replicas of a program: each opens a
+// driver over its own injected handle, and a work item enqueued by any
+// replica is claimed by one of them at a time, until it completes or its
+// lease lapses. It needs a server, so it is compiled but not run by go
+// test; the conformance suite makes the same calls against a throwaway
+// cluster.
 func Example() {
-	d, err := postgres.Open("host=/var/run/postgresql user=postgres dbname=memory sslmode=disable", postgres.Options{})
+	db, err := sqlx.Open(postgres.DriverName, "host=/var/run/postgresql user=postgres dbname=memory sslmode=disable")
 	if err != nil {
 		log.Fatal(err)
 	}
-	store := backend.NewStore(d, backend.StoreOptions{})
-	defer store.Close()
+	defer db.Close()
+	d, err := postgres.New(db, postgres.Options{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer d.Close()
 
 	ctx := context.Background()
-	alice := memory.Identity{Tenant: "acme", User: "alice", Agent: "kaos://agent/default/helper", Session: "run-1"}
-	now := time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)
-	err = store.Add(ctx, alice,
-		memory.NewTurn(alice, memory.RoleUser, "What is the capital of France?", now),
-		memory.NewTurn(alice, memory.RoleAssistant, "Paris.", now.Add(time.Second)),
-	)
+	alice := memory.Identity{Tenant: "acme", User: "alice", Session: "run-1"}
+	work := backend.Work{Queue: "fold", ID: "run-1", Identity: alice, Payload: `{"turns":12}`, Created: time.Now()}
+	if _, err := d.Enqueue(ctx, []backend.Work{work}); err != nil {
+		log.Fatal(err)
+	}
+	leases, err := d.Claim(ctx, "fold", 10, time.Minute)
 	if err != nil {
 		log.Fatal(err)
 	}
-	recs, err := store.List(ctx, alice, memory.Query{Level: memory.LevelSession})
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, r := range recs {
-		fmt.Printf("%s %s: %s\n", r.Created.Format(time.TimeOnly), r.Label, r.Content)
+	for _, l := range leases {
+		fmt.Printf("folding %s for %s, attempt %d\n", l.ID, l.Identity.User, l.Attempt)
+		if err := d.Complete(ctx, l); err != nil {
+			log.Fatal(err)
+		}
 	}
 }

@@ -84,7 +84,6 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +92,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // DriverName is the database/sql driver name Open uses. It is registered
@@ -137,8 +137,7 @@ type Driver struct {
 	clock backend.Clock
 	log   *slog.Logger
 
-	mu       sync.RWMutex // held shared by every call, exclusively by Close
-	closed   bool
+	gate     sqldriver.Gate
 	dims     atomic.Int64 // the store's vector dimension once read; 0 before
 	search   searchState  // how Search runs; see search.go
 	efSearch int          // Options.EfSearch, or its default
@@ -218,29 +217,21 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 // DB returns the handle the driver uses, for administration and tests.
 func (d *Driver) DB() *sqlx.DB { return d.db }
 
-// enter marks the start of a call; the caller must call d.mu.RUnlock when
-// enter returns nil.
-func (d *Driver) enter() error {
-	d.mu.RLock()
-	if d.closed {
-		d.mu.RUnlock()
-		return memory.Errorf(memory.ErrClosed, "postgres driver is closed")
-	}
-	return nil
+// enter admits a call whose arguments the backend.Check function of its
+// method judged (invalid); see sqldriver.Gate.Enter. The caller must call
+// d.gate.Leave when enter returns nil.
+func (d *Driver) enter(ctx context.Context, invalid error) error {
+	return d.gate.Enter(ctx, "postgres", invalid)
 }
 
 // Close waits for calls in progress, then closes the pool Open made (an
 // injected handle is left open for its owner). Later calls fail with
 // memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil
-	}
-	d.closed = true
-	if !d.own {
-		return nil
-	}
-	return classify(d.db.Close(), "postgres: close")
+	return d.gate.Close(func() error {
+		if !d.own {
+			return nil
+		}
+		return classify(d.db.Close(), "postgres: close")
+	})
 }

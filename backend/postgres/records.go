@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -75,8 +74,7 @@ WHERE memory_records.user_id = excluded.user_id
 
 // selectColumns are the columns scanRecord reads, the vector in binary
 // form (vectorColumn).
-const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, tokens, label, rkey, metadata, content, version, ` + vectorColumn
+const selectColumns = sqldriver.RecordColumns + ", " + vectorColumn
 
 // putArgs returns the upsert's 17 column arrays for recs, which CheckPut
 // has validated (their times lie within the range of int64 unix
@@ -146,44 +144,8 @@ func firstRow(arrays []any) []any {
 	return row
 }
 
-// scanRecord reads one row of selectColumns.
-func scanRecord(rows *sql.Rows) (memory.Record, error) {
-	var (
-		r               memory.Record
-		kind            string
-		meta            []byte
-		created, tokens int64
-		expires         sql.NullInt64
-		vector          []byte
-		id              = &r.Identity
-	)
-	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content, &r.Version, &vector); err != nil {
-		return memory.Record{}, err
-	}
-	if vector != nil {
-		v, err := decodeVector(vector)
-		if err != nil {
-			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: record "+r.ID+" has a malformed vector")
-		}
-		r.Vector = v
-	}
-	r.Kind = memory.Kind(kind)
-	r.Created = time.Unix(0, created).UTC()
-	if expires.Valid {
-		r.Expires = time.Unix(0, expires.Int64).UTC()
-	}
-	r.Tokens = int(tokens)
-	if len(meta) > 0 {
-		if err := json.Unmarshal(meta, &r.Metadata); err != nil {
-			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "postgres: record "+r.ID+" has malformed metadata")
-		}
-		if len(r.Metadata) == 0 {
-			r.Metadata = nil
-		}
-	}
-	return r, nil
-}
+// scanRecord reads one row of selectColumns; see sqldriver.ScanRecord.
+func scanRecord(rows *sql.Rows) (memory.Record, error) { return sq.ScanRecord(rows) }
 
 // recordKey is what record ids are unique under: a tenant and an id.
 type recordKey struct{ tenant, id string }
@@ -229,16 +191,10 @@ func dedupe(recs []memory.Record) ([]memory.Record, []int64, error) {
 // appears more than once the last occurrence is stored; occurrences with
 // different identities are refused alike.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckPut(recs)); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
-		return err
-	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	if len(recs) == 0 {
 		return nil
 	}
@@ -269,7 +225,7 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 		return fail(ctx, err, "postgres: begin transaction")
 	}
 	defer func() { _ = tx.Rollback() }()
-	if hasVectors(recs) {
+	if sqldriver.HasVectors(recs) {
 		if err := d.checkDims(ctx, tx, recs); err != nil {
 			return err
 		}
@@ -328,80 +284,42 @@ func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
 // descending, then ID descending, byte-wise), at most q.Limit of them when
 // it is set; see backend.Driver.
 func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
-		return nil, err
-	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return nil, err
 	}
-
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(selectColumns)
-	b.WriteString(" FROM memory_records WHERE ")
-	args := where(&b, q)
-	args = append(args, now)
-	b.WriteString(" AND (expires IS NULL OR expires > $")
-	b.WriteString(itoa(len(args)))
-	b.WriteString(") ORDER BY created DESC, id DESC")
-	if q.Limit > 0 {
-		args = append(args, int64(q.Limit))
-		b.WriteString(" LIMIT $")
-		b.WriteString(itoa(len(args)))
-	}
-	rows, err := d.db.QueryContext(ctx, b.String(), args...)
-	if err != nil {
-		return nil, fail(ctx, err, "postgres: list records")
-	}
-	out, err := sqldriver.Collect(rows, q.Limit, scanRecord)
-	return out, fail(ctx, err, "postgres: list records")
+	return sq.List(ctx, d.db, selectColumns, q, now)
 }
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
 // backend.Driver.
 func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
-		return 0, err
-	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
-	var b strings.Builder
-	b.WriteString("DELETE FROM memory_records WHERE ")
-	args := where(&b, q)
-	return d.exec(ctx, b.String(), args, "postgres: delete records")
+	defer d.gate.Leave()
+	query, args := sq.DeleteSQL(q)
+	return d.exec(ctx, query, args, "postgres: delete records")
 }
 
 // Sweep deletes every record that has expired at the driver's clock (its
 // Expires at or before the clock's reading) in one statement, and reports
 // how many it removed. It reads the expiry index only.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, nil); err != nil {
 		return 0, err
 	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return 0, err
 	}
-	return d.exec(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= $1",
-		[]any{now}, "postgres: sweep expired records")
+	return d.exec(ctx, sq.SweepSQL, []any{now}, "postgres: sweep expired records")
 }
 
 func (d *Driver) exec(ctx context.Context, query string, args []any, what string) (int64, error) {
@@ -416,78 +334,6 @@ func (d *Driver) exec(ctx context.Context, query string, args []any, what string
 	return n, nil
 }
 
-// scopeColumns maps identity fields to columns, in memory.Field order.
-var scopeColumns = [...]struct {
-	f   memory.Field
-	col string
-}{
-	{memory.FieldTenant, "tenant_id"},
-	{memory.FieldUser, "user_id"},
-	{memory.FieldAgent, "agent_id"},
-	{memory.FieldInstance, "instance_id"},
-	{memory.FieldSquad, "squad_id"},
-	{memory.FieldSession, "session_id"},
-}
-
 // where writes q's condition to b, with placeholders numbered from $1,
-// and returns its arguments. Only fixed column names go into the text;
-// every value is a parameter. A field matched with a non-empty value also
-// gets its partial index's own condition (the column is not the empty string), so the planner may
-// use that index whatever the parameter's value.
-func where(b *strings.Builder, q backend.Query) []any {
-	f := q.Filter
-	args := make([]any, 0, 10)
-	first := true
-	and := func() {
-		if !first {
-			b.WriteString(" AND ")
-		}
-		first = false
-	}
-	param := func(v any) {
-		args = append(args, v)
-		b.WriteByte('$')
-		b.WriteString(itoa(len(args)))
-	}
-	for _, c := range scopeColumns {
-		if !f.Match.Has(c.f) {
-			continue
-		}
-		and()
-		v := f.Identity.Get(c.f)
-		b.WriteString(c.col)
-		b.WriteString(" = ")
-		param(v)
-		if v != "" && c.f != memory.FieldTenant && c.f != memory.FieldInstance {
-			b.WriteString(" AND ")
-			b.WriteString(c.col)
-			b.WriteString(" <> ''")
-		}
-	}
-	if len(q.Kinds) > 0 {
-		and()
-		kinds := make(pq.StringArray, len(q.Kinds))
-		for i, k := range q.Kinds {
-			kinds[i] = string(k)
-		}
-		b.WriteString("kind = ANY(")
-		param(kinds)
-		b.WriteString("::text[])")
-	}
-	if q.Key != "" {
-		and()
-		b.WriteString("rkey = ")
-		param(q.Key)
-	}
-	if len(q.IDs) > 0 {
-		and()
-		b.WriteString("id = ANY(")
-		param(pq.StringArray(q.IDs))
-		b.WriteString("::text[])")
-	}
-	if first {
-		// CheckQuery guarantees a tenant condition; keep the SQL valid anyway.
-		b.WriteString("TRUE")
-	}
-	return args
-}
+// and returns its parameters; see sqldriver.SQL.Where.
+func where(b *strings.Builder, q backend.Query) []any { return sq.Where(b, nil, q) }

@@ -2,12 +2,8 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
-	"github.com/jmoiron/sqlx"
-
-	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // SchemaVersion is the schema version this driver writes and reads. A
@@ -122,24 +118,25 @@ var migrations = []string{
 	ALTER TABLE memory_records ADD CONSTRAINT memory_records_pkey PRIMARY KEY (tenant_id, id);`,
 }
 
-// Settings kept in memory_settings.
-const (
-	// settingVectorDims is the dimension of every stored vector, fixed by
-	// the first vector stored.
-	settingVectorDims = "vector_dims"
-)
-
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
 	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
 	version INTEGER NOT NULL
 )`
+
+// schema is the driver's schema history, for sqldriver's bookkeeping.
+var schema = sqldriver.Schema{
+	Version:     SchemaVersion,
+	Migrations:  migrations,
+	CreateTable: createSchemaTable,
+	Exists:      `SELECT to_regclass('memory_schema') IS NOT NULL`,
+}
 
 // setup brings the schema to SchemaVersion. When the recorded version is
 // current it reads one row and takes no lock; otherwise it migrates in
 // one transaction under the advisory lock, reading the version again once
 // the lock is held, since another replica may have migrated meanwhile.
 func (d *Driver) setup(ctx context.Context) error {
-	v, err := schemaVersion(ctx, d.db)
+	v, err := sq.SchemaVersion(ctx, d.db, schema)
 	if err != nil {
 		return classify(err, "postgres: read schema version")
 	}
@@ -147,7 +144,7 @@ func (d *Driver) setup(ctx context.Context) error {
 	if v == SchemaVersion {
 		return nil
 	}
-	if err := checkVersion(v); err != nil {
+	if err := sq.CheckVersion(schema, v); err != nil {
 		return err
 	}
 	tx, err := d.db.BeginTxx(ctx, nil)
@@ -158,52 +155,8 @@ func (d *Driver) setup(ctx context.Context) error {
 	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, AdvisoryLockKey); err != nil {
 		return classify(err, "postgres: take the migration lock")
 	}
-	if _, err := tx.ExecContext(ctx, createSchemaTable); err != nil {
-		return classify(err, "postgres: create schema table")
-	}
-	if v, err = schemaVersion(ctx, tx); err != nil {
-		return classify(err, "postgres: read schema version")
-	}
-	if err := checkVersion(v); err != nil {
+	if err := sq.Migrate(ctx, tx, schema, d.log); err != nil {
 		return err
 	}
-	for ; v < SchemaVersion; v++ {
-		if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
-			return classify(err, "postgres: migrate schema to version "+itoa(v+1))
-		}
-		d.log.Debug("postgres: migrated schema", "version", v+1)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO memory_schema (id, version) VALUES (1, $1)
-		ON CONFLICT (id) DO UPDATE SET version = excluded.version`, SchemaVersion); err != nil {
-		return classify(err, "postgres: record schema version")
-	}
 	return classify(tx.Commit(), "postgres: commit migration")
-}
-
-func checkVersion(v int) error {
-	if v > SchemaVersion {
-		return memory.Errorf(memory.ErrUnimplemented,
-			"postgres: the database has schema version %d, newer than version %d this driver supports; upgrade the driver", v, SchemaVersion)
-	}
-	if v < 0 {
-		return memory.Errorf(memory.ErrInvalidArgument, "postgres: the database has invalid schema version %d", v)
-	}
-	return nil
-}
-
-// schemaVersion reads the recorded version; 0 means no schema yet.
-func schemaVersion(ctx context.Context, q sqlx.QueryerContext) (int, error) {
-	var exists bool
-	if err := sqlx.GetContext(ctx, q, &exists, `SELECT to_regclass('memory_schema') IS NOT NULL`); err != nil {
-		return 0, err
-	}
-	if !exists {
-		return 0, nil
-	}
-	var v int
-	err := sqlx.GetContext(ctx, q, &v, `SELECT version FROM memory_schema WHERE id = 1`)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return v, err
 }

@@ -83,8 +83,8 @@ const (
 // without the index, retrying the build every ten minutes.
 //
 // The graph walk is bound by memory latency: a server should hold the
-// index in shared_buffers, with its shared memory in huge pages (which
-// took 0.7 ms off a 5 ms search in BENCHMARKS.md).
+// index in shared_buffers, with its shared memory in huge pages (see
+// BENCHMARKS.md for what they save).
 //
 // Each search is one statement, outside any explicit transaction, that
 // asks for the k rows nearest the query among those q matches. The index
@@ -132,16 +132,10 @@ const (
 // not the store's (an empty store, which has none, returns nothing), and
 // with memory.ErrClosed after Close.
 func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
-		return nil, err
-	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	dims, err := d.knownDims(ctx)
 	if err != nil {
 		return nil, err
@@ -435,15 +429,12 @@ func extensionUnavailable(err error) bool {
 // DefaultEfSearch is the least hnsw.ef_search a search sets when
 // Options.EfSearch is zero: the size of the candidate list the HNSW graph
 // walk keeps, which a search's time grows about in proportion to. It is
-// chosen for data shaped like text embeddings. On 100,000 such vectors of
-// 384 dimensions (BENCHMARKS.md; index built with pgvector's defaults, m =
-// 16 and ef_construction = 64) recall@10 against exact search was 0.92 at
-// 40 (pgvector's own default), 0.97 at 60 and 0.98 at 80, and a search
-// took 3.4, 4.6 and 5.4 ms in one run on a server with huge pages (at 60,
-// 4.2 to 5.1 ms in fourteen runs; 5.0 to 5.4 ms without huge pages). Data
-// without neighbourhood structure needs more: on 5,000 random unit
-// vectors of 64 dimensions recall@10 was 0.93 at 60 and 0.98 at 100, and
-// on 100,000 random vectors of 384 dimensions it was 0.10 at 80.
+// chosen for data shaped like text embeddings, where it finds about 97 of
+// the exact search's top 10 in 100 (pgvector's own default, 40, about
+// 92), at the index's default build parameters (m = 16, ef_construction =
+// 64). Data without neighbourhood structure, such as random vectors,
+// needs a larger value for the same recall. BENCHMARKS.md has the
+// measurements and the search times at each value.
 const DefaultEfSearch = 60
 
 // efSearch is the hnsw.ef_search a search for k results sets.

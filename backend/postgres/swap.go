@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -16,12 +14,10 @@ import (
 // absent id race on the primary key instead, and the loser gets
 // memory.ErrConflict.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckSwap(rec, expect)); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckSwap(rec, expect); err != nil {
-		return 0, err
-	}
+	defer d.gate.Leave()
 	args, err := putArgs([]memory.Record{rec}, []int64{1})
 	if err != nil {
 		return 0, err
@@ -30,39 +26,15 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	if err != nil {
 		return 0, err
 	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
 
 	tx, err := d.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return 0, fail(ctx, err, "postgres: begin transaction")
 	}
 	defer func() { _ = tx.Rollback() }()
-	var (
-		w       memory.Identity
-		version int64
-		expires sql.NullInt64
-	)
-	err = tx.QueryRowxContext(ctx, `SELECT tenant_id, user_id, agent_id, instance_id, squad_id, session_id, version, expires
-		FROM memory_records WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, rec.Identity.Tenant, rec.ID).
-		Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &version, &expires)
-	found := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return 0, fail(ctx, err, "postgres: read the stored version")
-	}
-	var current int64
-	if found {
-		if w != rec.Identity {
-			return 0, backend.HeldByAnother(rec.ID)
-		}
-		if !expires.Valid || expires.Int64 > now {
-			current = version
-		}
-	}
-	if current != expect {
-		return 0, backend.VersionConflict(rec.ID, expect, current)
+	version, err := sq.CheckSwap(ctx, tx, rec, expect, now)
+	if err != nil {
+		return 0, err
 	}
 	if rec.Vector != nil {
 		if err := d.checkDims(ctx, tx, []memory.Record{rec}); err != nil {
@@ -70,7 +42,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		}
 	}
 	query, row := upsertOneSQL, firstRow(args)
-	if !found {
+	if version == 0 {
 		// Two creators race on the primary key: the loser's insert
 		// changes no row rather than replacing the winner's.
 		query = insertOneSQL

@@ -2,9 +2,6 @@ package postgres
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -12,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // vectorLiteral returns v as the text of a real[] literal. Each value is
@@ -30,16 +28,6 @@ func vectorLiteral(v []float32) string {
 	return b.String()
 }
 
-// hasVectors reports whether any record of recs carries a vector.
-func hasVectors(recs []memory.Record) bool {
-	for _, r := range recs {
-		if r.Vector != nil {
-			return true
-		}
-	}
-	return false
-}
-
 // checkDims checks the vectors of recs against the store's dimension
 // within tx, recording it when recs hold the store's first vectors. Two
 // transactions recording different first dimensions at once are ordered
@@ -53,7 +41,7 @@ func (d *Driver) checkDims(ctx context.Context, tx *sqlx.Tx, recs []memory.Recor
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `INSERT INTO memory_settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING`,
-			settingVectorDims, strconv.Itoa(want))
+			sqldriver.SettingVectorDims, strconv.Itoa(want))
 		if err != nil {
 			return fail(ctx, err, "postgres: record the vector dimension")
 		}
@@ -61,7 +49,7 @@ func (d *Driver) checkDims(ctx context.Context, tx *sqlx.Tx, recs []memory.Recor
 		if err != nil {
 			return fail(ctx, err, "postgres: record the vector dimension")
 		}
-		if dims, err = storedDims(ctx, tx); err != nil {
+		if dims, err = sq.StoredDims(ctx, tx); err != nil {
 			return fail(ctx, err, "postgres: read the vector dimension")
 		}
 		if inserted == 0 {
@@ -77,32 +65,13 @@ func (d *Driver) checkDims(ctx context.Context, tx *sqlx.Tx, recs []memory.Recor
 	return err
 }
 
-// storedDims reads the store's vector dimension; 0 when no vector has
-// been stored yet. Once read it is cached in d by the callers that know it
-// is committed.
-func storedDims(ctx context.Context, q sqlx.QueryerContext) (int, error) {
-	var s string
-	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = $1`, settingVectorDims)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > memory.MaxVectorDims {
-		return 0, fmt.Errorf("stored vector dimension %q is not between 1 and %d", s, memory.MaxVectorDims)
-	}
-	return n, nil
-}
-
 // knownDims returns the store's committed vector dimension, reading and
 // caching it on first use; 0 while no vector has been stored.
 func (d *Driver) knownDims(ctx context.Context) (int, error) {
 	if n := d.dims.Load(); n != 0 {
 		return int(n), nil
 	}
-	n, err := storedDims(ctx, d.db)
+	n, err := sq.StoredDims(ctx, d.db)
 	if err != nil {
 		return 0, fail(ctx, err, "postgres: read the vector dimension")
 	}

@@ -4,8 +4,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"strings"
 	"time"
 
@@ -17,17 +15,9 @@ import (
 
 var _ backend.Claimer = (*Driver)(nil)
 
-// The work queue lives in the memory_work table: one row per pending or
-// claimed item, keyed by (queue, id). A pending item has the empty token;
-// a claimed one has its claim's token, its lease's end in lease_until
-// (unix nanoseconds by the driver's clock) and the number of claims it
-// has had in attempts. Completing an item deletes its row.
-//
-// Every call that changes the queue is one immediate transaction, like
-// Put, committed before the call returns: a claim is a row's token and
-// lease_until, not a lock, so nothing is held while the caller works, and
-// a worker that dies leaves rows that any replica may claim once their
-// lease lapses.
+// The work queue lives in the memory_work table; see internal/sqldriver
+// for its rows. Every call that changes the queue is one immediate
+// transaction, like Put, committed before the call returns.
 
 // enqueueSQL returns the statement that adds n items, leaving ids already
 // in their queue (or earlier in the statement) as they are.
@@ -62,10 +52,6 @@ var enqueues = func() (out []string) {
 	return out
 }()
 
-// leaseColumns are the columns scanLease reads.
-const leaseColumns = `queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, payload, token, lease_until, attempts`
-
 // claimable is the condition of a row that may be claimed at the time
 // bound to its one parameter.
 const claimable = `(token = '' OR lease_until <= ?)`
@@ -78,14 +64,15 @@ const (
 	pickSQL = `SELECT rowid FROM memory_work WHERE queue = ? AND ` + claimable + ` ORDER BY created, id LIMIT ?`
 	// leaseSQL claims one picked row with a fresh token.
 	leaseSQL = `UPDATE memory_work SET token = ?, lease_until = ?, attempts = attempts + 1
-		WHERE rowid = ? RETURNING ` + leaseColumns
-	// renewSQL extends a current claim.
-	renewSQL = `UPDATE memory_work SET lease_until = ? WHERE queue = ? AND id = ? AND token = ?
-		RETURNING ` + leaseColumns
-	// completeSQL removes the item of a current claim.
-	completeSQL = `DELETE FROM memory_work WHERE queue = ? AND id = ? AND token = ?`
-	// releaseSQL makes the item of a current claim pending again.
-	releaseSQL = `UPDATE memory_work SET token = '', lease_until = 0 WHERE queue = ? AND id = ? AND token = ?`
+		WHERE rowid = ? RETURNING ` + sqldriver.LeaseColumns
+)
+
+// The statements on one current claim, shared with the PostgreSQL driver
+// and named here for the plan test.
+var (
+	renewSQL    = sq.RenewSQL
+	completeSQL = sq.CompleteSQL
+	releaseSQL  = sq.ReleaseSQL
 )
 
 // Enqueue adds items in one immediate transaction, all or nothing, and
@@ -93,16 +80,10 @@ const (
 // claimed in its queue, or repeated within the batch, is left as it first
 // was.
 func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckEnqueue(items)); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckEnqueue(items); err != nil {
-		return 0, err
-	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	if len(items) == 0 {
 		return 0, nil
 	}
@@ -154,16 +135,10 @@ func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error)
 // a read connection and, when there is none, returns without taking the
 // write lock, so idle workers polling a queue do not hold up writers.
 func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckClaim(queue, n, lease)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckClaim(queue, n, lease); err != nil {
-		return nil, err
-	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	now, _, err := d.clock.LeaseEnd(lease)
 	if err != nil {
 		return nil, err
@@ -213,27 +188,18 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 // Renew extends a current claim in one immediate transaction; see
 // backend.Claimer.
 func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckRenew(l, lease)); err != nil {
 		return backend.Lease{}, err
 	}
-	if err := backend.CheckRenew(l, lease); err != nil {
-		return backend.Lease{}, err
-	}
-	if err := d.enter(); err != nil {
-		return backend.Lease{}, err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	var out backend.Lease
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
 		_, until, err := d.clock.LeaseEnd(lease)
 		if err != nil {
 			return err
 		}
-		out, err = sqldriver.ScanLease(conn.QueryRowxContext(context.WithoutCancel(ctx), renewSQL, until, l.Queue, l.ID, l.Token))
-		if errors.Is(err, sql.ErrNoRows) {
-			return backend.StaleLease(l)
-		}
-		return fail(ctx, err, "sqlite: renew claim")
+		out, err = sq.Renew(context.WithoutCancel(ctx), conn, l, until)
+		return err
 	})
 	if err != nil {
 		return backend.Lease{}, err
@@ -256,28 +222,11 @@ func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
 // settle runs query, which changes the row of l's item if l is its current
 // claim, and fails with memory.ErrConflict when it changed none.
 func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckLease(l)); err != nil {
 		return err
 	}
-	if err := backend.CheckLease(l); err != nil {
-		return err
-	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.mu.RUnlock()
+	defer d.gate.Leave()
 	return d.write(ctx, func(conn *sqlx.Conn) error {
-		res, err := conn.ExecContext(context.WithoutCancel(ctx), query, l.Queue, l.ID, l.Token)
-		if err != nil {
-			return fail(ctx, err, what)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return fail(ctx, err, what)
-		}
-		if n != 1 {
-			return backend.StaleLease(l)
-		}
-		return nil
+		return sq.Settle(context.WithoutCancel(ctx), conn, query, l, what)
 	})
 }

@@ -5,13 +5,16 @@ package sqlite
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
+
+// sq is the SQL this driver shares with the PostgreSQL driver, in
+// SQLite's dialect.
+var sq = sqldriver.New(sqldriver.Dialect{Name: "sqlite", Kind: kindOf, PinIndex: true, DecodeVector: decodeVector})
 
 // classify wraps a native error with the memory sentinel kindOf gives it;
 // see sqldriver.Classify.
@@ -44,5 +47,3 @@ func kindOf(err error) error {
 	// storage unusable for this call.
 	return memory.ErrClosed
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

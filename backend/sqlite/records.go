@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/mattn/go-sqlite3"
@@ -71,8 +70,8 @@ var inserts, upserts = func() (ins, ups []string) {
 	return ins, ups
 }()
 
-const selectColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, tokens, label, rkey, metadata, content, version, vector`
+// selectColumns are the columns scanRecord reads.
+const selectColumns = sqldriver.RecordColumns + ", vector"
 
 // owner is the id and identity of a stored record, as the conflict
 // report reads them.
@@ -113,44 +112,8 @@ func putArgs(r memory.Record) ([]any, error) {
 	}, nil
 }
 
-// scanRecord reads one row of selectColumns. It scans into plain values
-// rather than through struct reflection: List is the hot read path.
-func scanRecord(rows *sql.Rows) (memory.Record, error) {
-	var (
-		r               memory.Record
-		kind, meta      string
-		created, tokens int64
-		expires         sql.NullInt64
-		vector          []byte
-		id              = &r.Identity
-	)
-	if err := rows.Scan(&r.ID, &kind, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &expires, &tokens, &r.Label, &r.Key, &meta, &r.Content, &r.Version, &vector); err != nil {
-		return memory.Record{}, err
-	}
-	if vector != nil {
-		v, err := decodeVector(vector)
-		if err != nil {
-			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: record "+r.ID+" has a malformed vector")
-		}
-		r.Vector = v
-	}
-	r.Kind = memory.Kind(kind)
-	r.Created = time.Unix(0, created).UTC()
-	if expires.Valid {
-		r.Expires = time.Unix(0, expires.Int64).UTC()
-	}
-	r.Tokens = int(tokens)
-	if meta != "" {
-		if err := json.Unmarshal([]byte(meta), &r.Metadata); err != nil {
-			return memory.Record{}, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: record "+r.ID+" has malformed metadata")
-		}
-		if len(r.Metadata) == 0 {
-			r.Metadata = nil
-		}
-	}
-	return r, nil
-}
+// scanRecord reads one row of selectColumns; see sqldriver.ScanRecord.
+func scanRecord(rows *sql.Rows) (memory.Record, error) { return sq.ScanRecord(rows) }
 
 // Put stores recs in one immediate transaction, all or nothing; see
 // backend.Driver. A record whose id its tenant holds with another identity
@@ -158,12 +121,10 @@ func scanRecord(rows *sql.Rows) (memory.Record, error) {
 // 1678 and 2262 (unix nanoseconds in an int64), or Put fails with
 // memory.ErrInvalidArgument.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckPut(recs)); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
-		return err
-	}
+	defer d.gate.Leave()
 	args := make([][]any, len(recs))
 	for i, r := range recs {
 		a, err := putArgs(r)
@@ -172,10 +133,6 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		}
 		args[i] = a
 	}
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer d.mu.RUnlock()
 	if len(recs) == 0 {
 		return nil
 	}
@@ -189,7 +146,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// a goroutine per statement in go-sqlite3; cancellation is checked
 		// between statements instead.
 		bg := context.WithoutCancel(ctx)
-		vectors := hasVectors(recs)
+		vectors := sqldriver.HasVectors(recs)
 		if vectors {
 			if err := d.checkDims(bg, conn, recs); err != nil {
 				return err
@@ -254,7 +211,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 // replaces the record or refuses the batch.
 func (d *Driver) putAlone(ctx context.Context, recs []memory.Record, args [][]any) (bool, error) {
 	n := len(recs)
-	if n > maxChunk || n&(n-1) != 0 || hasVectors(recs) {
+	if n > maxChunk || n&(n-1) != 0 || sqldriver.HasVectors(recs) {
 		return false, nil
 	}
 	k := 0
@@ -320,77 +277,43 @@ func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error
 // selective identity field q's filter sets (session, user, squad, agent, in
 // that order), or the primary key when q names ids.
 func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
-		return nil, err
-	}
+	defer d.gate.Leave()
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return nil, err
 	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
 
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(selectColumns)
-	b.WriteString(" FROM memory_records WHERE ")
-	args := where(&b, q)
-	b.WriteString(" AND (+expires IS NULL OR +expires > ?) ORDER BY created DESC, id DESC")
-	args = append(args, now)
-	if q.Limit > 0 {
-		b.WriteString(" LIMIT ?")
-		args = append(args, q.Limit)
-	}
-	rows, err := d.r.QueryContext(ctx, b.String(), args...)
-	if err != nil {
-		return nil, fail(ctx, err, "sqlite: list records")
-	}
-	out, err := sqldriver.Collect(rows, q.Limit, scanRecord)
-	return out, fail(ctx, err, "sqlite: list records")
+	return sq.List(ctx, d.r, selectColumns, q, now)
 }
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
 // backend.Driver.
 func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
-		return 0, err
-	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
-
-	var b strings.Builder
-	b.WriteString("DELETE FROM memory_records WHERE ")
-	args := where(&b, q)
-	return d.delete(ctx, b.String(), args, "sqlite: delete records")
+	defer d.gate.Leave()
+	query, args := sq.DeleteSQL(q)
+	return d.delete(ctx, query, args, "sqlite: delete records")
 }
 
 // Sweep deletes every record that has expired at the driver's clock (its
 // Expires at or before the clock's reading) and reports how many it
 // removed. It reads the expiry index only.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, nil); err != nil {
 		return 0, err
 	}
+	defer d.gate.Leave()
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return 0, err
 	}
-	if err := d.enter(); err != nil {
-		return 0, err
-	}
-	defer d.mu.RUnlock()
-	return d.delete(ctx, "DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?", []any{now}, "sqlite: sweep expired records")
+	return d.delete(ctx, sq.SweepSQL, []any{now}, "sqlite: sweep expired records")
 }
 
 // delete runs the DELETE statement query. In a store that holds vectors
@@ -405,7 +328,7 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
 		dims := d.dims.Load()
 		if dims == 0 {
-			stored, err := storedDims(ctx, conn)
+			stored, err := sq.StoredDims(ctx, conn)
 			if err != nil {
 				return fail(ctx, err, what)
 			}
@@ -454,106 +377,7 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 	return n, nil
 }
 
-// scopeColumns maps identity fields to columns, in memory.Field order.
-var scopeColumns = [...]struct {
-	f   memory.Field
-	col string
-}{
-	{memory.FieldTenant, "tenant_id"},
-	{memory.FieldUser, "user_id"},
-	{memory.FieldAgent, "agent_id"},
-	{memory.FieldInstance, "instance_id"},
-	{memory.FieldSquad, "squad_id"},
-	{memory.FieldSession, "session_id"},
-}
-
-// indexOrder lists the indexed identity fields, most selective first.
-// Instance has no index of its own: the levels that match on it also match
-// on session or squad, and the squad index carries instance_id as a
-// trailing column, so an instance condition is checked on the index entry
-// without reading the row.
-var indexOrder = [...]memory.Field{
-	memory.FieldSession, memory.FieldUser, memory.FieldSquad, memory.FieldAgent,
-}
-
-// where writes q's condition to b and returns its arguments. Only fixed
-// column names go into the text; every value is a parameter.
-//
-// The condition pins the index the read uses: tenant and the chosen field
-// compare plainly, and every other column is written with SQLite's unary +,
-// which keeps its comparison but stops the planner from using an index on
-// it. The chosen field is the first of indexOrder the filter matches on
-// with a non-empty value; when q names ids, no identity column but tenant
-// is indexed and the primary key (tenant_id, id) is used.
-func where(b *strings.Builder, q backend.Query) []any {
-	f := q.Filter
-	var primary memory.Field
-	if len(q.IDs) == 0 {
-		for _, c := range indexOrder {
-			if f.Match.Has(c) && f.Identity.Get(c) != "" {
-				primary = c
-				break
-			}
-		}
-	}
-	args := make([]any, 0, 8+len(q.Kinds)+len(q.IDs))
-	first := true
-	and := func() {
-		if !first {
-			b.WriteString(" AND ")
-		}
-		first = false
-	}
-	for _, c := range scopeColumns {
-		if !f.Match.Has(c.f) {
-			continue
-		}
-		and()
-		if c.f != memory.FieldTenant && (len(q.IDs) > 0 || c.f != primary) {
-			b.WriteByte('+')
-		}
-		b.WriteString(c.col)
-		b.WriteString(" = ?")
-		args = append(args, f.Identity.Get(c.f))
-		if c.f == primary {
-			// The partial index's own condition, so the planner may use it.
-			b.WriteString(" AND ")
-			b.WriteString(c.col)
-			b.WriteString(" != ''")
-		}
-	}
-	if len(q.Kinds) > 0 {
-		and()
-		args = inList(b, args, "kind", q.Kinds)
-	}
-	if q.Key != "" {
-		and()
-		b.WriteString("rkey = ?")
-		args = append(args, q.Key)
-	}
-	if len(q.IDs) > 0 {
-		and()
-		args = inList(b, args, "id", q.IDs)
-	}
-	if first {
-		// CheckQuery guarantees a tenant condition; keep the SQL valid anyway.
-		b.WriteString("1")
-	}
-	return args
-}
-
-// inList writes "col IN (?, ?, ...)" with one placeholder per value and
-// returns args with the values appended.
-func inList[T ~string](b *strings.Builder, args []any, col string, vals []T) []any {
-	b.WriteString(col)
-	b.WriteString(" IN (")
-	for i, v := range vals {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteByte('?')
-		args = append(args, string(v))
-	}
-	b.WriteByte(')')
-	return args
-}
+// where writes q's condition to b and returns its parameters; see
+// sqldriver.SQL.Where and Dialect.PinIndex for how it pins the index a
+// read uses.
+func where(b *strings.Builder, q backend.Query) []any { return sq.Where(b, nil, q) }

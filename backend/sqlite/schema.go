@@ -4,12 +4,11 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // SchemaVersion is the schema version this driver writes and reads. A file
@@ -123,17 +122,18 @@ var migrations = []string{
 	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
 }
 
-// Settings kept in memory_settings.
-const (
-	// settingVectorDims is the dimension of every stored vector, fixed by
-	// the first vector stored.
-	settingVectorDims = "vector_dims"
-)
-
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
 	id      INTEGER NOT NULL PRIMARY KEY CHECK (id = 1),
 	version INTEGER NOT NULL
 ) STRICT`
+
+// schema is the driver's schema history, for sqldriver's bookkeeping.
+var schema = sqldriver.Schema{
+	Version:     SchemaVersion,
+	Migrations:  migrations,
+	CreateTable: createSchemaTable,
+	Exists:      `SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'memory_schema')`,
+}
 
 // setup puts the database in WAL mode, checks that an in-memory database
 // is not spread over several connections, and brings the schema to
@@ -155,7 +155,7 @@ func (d *Driver) setup(ctx context.Context) error {
 	}
 	var v int
 	if err == nil {
-		v, err = schemaVersion(ctx, conn)
+		v, err = sq.SchemaVersion(ctx, conn, schema)
 	}
 	conn.Close()
 	if err != nil {
@@ -165,59 +165,11 @@ func (d *Driver) setup(ctx context.Context) error {
 	if v == SchemaVersion {
 		return nil
 	}
-	if err := checkVersion(v); err != nil {
+	if err := sq.CheckVersion(schema, v); err != nil {
 		return err
 	}
-	return d.write(ctx, func(conn *sqlx.Conn) error {
-		if _, err := conn.ExecContext(ctx, createSchemaTable); err != nil {
-			return classify(err, "sqlite: create schema table")
-		}
-		// Another process may have migrated between the check and the lock.
-		v, err := schemaVersion(ctx, conn)
-		if err != nil {
-			return classify(err, "sqlite: read schema version")
-		}
-		if err := checkVersion(v); err != nil {
-			return err
-		}
-		for ; v < SchemaVersion; v++ {
-			if _, err := conn.ExecContext(ctx, migrations[v]); err != nil {
-				return classify(err, "sqlite: migrate schema to version "+itoa(v+1))
-			}
-			d.log.Debug("sqlite: migrated schema", "version", v+1)
-		}
-		_, err = conn.ExecContext(ctx, `INSERT INTO memory_schema (id, version) VALUES (1, ?)
-			ON CONFLICT (id) DO UPDATE SET version = excluded.version`, SchemaVersion)
-		return classify(err, "sqlite: record schema version")
-	})
-}
-
-func checkVersion(v int) error {
-	if v > SchemaVersion {
-		return memory.Errorf(memory.ErrUnimplemented,
-			"sqlite: the database has schema version %d, newer than version %d this driver supports; upgrade the driver", v, SchemaVersion)
-	}
-	if v < 0 {
-		return memory.Errorf(memory.ErrInvalidArgument, "sqlite: the database has invalid schema version %d", v)
-	}
-	return nil
-}
-
-// schemaVersion reads the recorded version; 0 means no schema yet.
-func schemaVersion(ctx context.Context, conn *sqlx.Conn) (int, error) {
-	var n int
-	if err := conn.GetContext(ctx, &n, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'memory_schema'`); err != nil {
-		return 0, err
-	}
-	if n == 0 {
-		return 0, nil
-	}
-	var v int
-	err := conn.GetContext(ctx, &v, `SELECT version FROM memory_schema WHERE id = 1`)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	return v, err
+	// The immediate transaction is the migration's lock.
+	return d.write(ctx, func(conn *sqlx.Conn) error { return sq.Migrate(ctx, conn, schema, d.log) })
 }
 
 // mainFile returns the file name of the main database; empty for an

@@ -25,24 +25,18 @@ var _ backend.VectorSearcher = (*Driver)(nil)
 // winners are then read from the file. A winner deleted by another
 // process in between is left out.
 func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
-	if err := ctx.Err(); err != nil {
+	if err := d.enter(ctx, backend.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
-		return nil, err
-	}
+	defer d.gate.Leave()
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return nil, err
 	}
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer d.mu.RUnlock()
 
 	dims := int(d.dims.Load())
 	if dims == 0 {
-		if dims, err = storedDims(ctx, d.r); err != nil {
+		if dims, err = sq.StoredDims(ctx, d.r); err != nil {
 			return nil, fail(ctx, err, "sqlite: read the vector dimension")
 		}
 		if dims == 0 {
@@ -165,7 +159,7 @@ func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecinde
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
 	b.WriteString(" FROM memory_records WHERE tenant_id = ? AND ")
-	args := inList(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
+	args := sq.In(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
 	rows, err := d.r.QueryContext(ctx, b.String(), args...)
 	if err != nil {
 		return nil, fail(ctx, err, "sqlite: read the nearest records")

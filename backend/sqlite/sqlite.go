@@ -75,7 +75,6 @@ import (
 	"net/url"
 	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +83,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // DriverName is the database/sql driver name the package opens databases
@@ -156,10 +156,9 @@ type Driver struct {
 	clock backend.Clock
 	log   *slog.Logger
 
-	mu     sync.RWMutex // held shared by every call, exclusively by Close
-	closed bool
-	dims   atomic.Int64 // the store's vector dimension once read; 0 before
-	vc     vectorCache  // the vectors, for Search
+	gate sqldriver.Gate
+	dims atomic.Int64 // the store's vector dimension once read; 0 before
+	vc   vectorCache  // the vectors, for Search
 }
 
 var (
@@ -334,34 +333,26 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// enter marks the start of a call; the caller must call d.mu.RUnlock when
-// enter returns nil.
-func (d *Driver) enter() error {
-	d.mu.RLock()
-	if d.closed {
-		d.mu.RUnlock()
-		return memory.Errorf(memory.ErrClosed, "sqlite driver is closed")
-	}
-	return nil
+// enter admits a call whose arguments the backend.Check function of its
+// method judged (invalid); see sqldriver.Gate.Enter. The caller must call
+// d.gate.Leave when enter returns nil.
+func (d *Driver) enter(ctx context.Context, invalid error) error {
+	return d.gate.Enter(ctx, "sqlite", invalid)
 }
 
 // Close waits for calls in progress, then releases the connections Open
 // made (an injected handle is left open for its owner). Later calls fail
 // with memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil
-	}
-	d.closed = true
-	d.vc.mu.Lock()
-	d.vc.reset()
-	d.vc.mu.Unlock()
-	if !d.own {
-		return nil
-	}
-	return d.closeHandles()
+	return d.gate.Close(func() error {
+		d.vc.mu.Lock()
+		d.vc.reset()
+		d.vc.mu.Unlock()
+		if !d.own {
+			return nil
+		}
+		return d.closeHandles()
+	})
 }
 
 func (d *Driver) closeHandles() error {

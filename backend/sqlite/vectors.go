@@ -4,9 +4,7 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/sqldriver"
 )
 
 // encodeVector returns v as little-endian float32 values, or nil (NULL)
@@ -53,7 +52,7 @@ func (d *Driver) checkDims(ctx context.Context, conn *sqlx.Conn, recs []memory.R
 	dims := int(d.dims.Load())
 	if dims == 0 {
 		var err error
-		if dims, err = storedDims(ctx, conn); err != nil {
+		if dims, err = sq.StoredDims(ctx, conn); err != nil {
 			return classify(err, "sqlite: read the vector dimension")
 		}
 	}
@@ -64,39 +63,11 @@ func (d *Driver) checkDims(ctx context.Context, conn *sqlx.Conn, recs []memory.R
 	if dims == 0 && after != 0 {
 		// Not cached: the transaction may yet roll back. The next write
 		// reads the committed value.
-		_, err := conn.ExecContext(ctx, `INSERT INTO memory_settings (name, value) VALUES (?, ?)`, settingVectorDims, strconv.Itoa(after))
+		_, err := conn.ExecContext(ctx, `INSERT INTO memory_settings (name, value) VALUES (?, ?)`, sqldriver.SettingVectorDims, strconv.Itoa(after))
 		return classify(err, "sqlite: record the vector dimension")
 	}
 	if dims != 0 {
 		d.dims.Store(int64(dims))
 	}
 	return nil
-}
-
-// storedDims reads the store's vector dimension; 0 when no vector has
-// been stored yet.
-func storedDims(ctx context.Context, q sqlx.QueryerContext) (int, error) {
-	var s string
-	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = ?`, settingVectorDims)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > memory.MaxVectorDims {
-		return 0, fmt.Errorf("stored vector dimension %q is not between 1 and %d", s, memory.MaxVectorDims)
-	}
-	return n, nil
-}
-
-// hasVectors reports whether any record of recs carries a vector.
-func hasVectors(recs []memory.Record) bool {
-	for _, r := range recs {
-		if r.Vector != nil {
-			return true
-		}
-	}
-	return false
 }

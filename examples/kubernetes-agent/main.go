@@ -56,6 +56,7 @@ import (
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/agentspec"
 	"github.com/agentmem/memory/tiers/vectortool"
 )
 
@@ -146,26 +147,26 @@ func run(ctx context.Context, c config) error {
 		Session: fmt.Sprintf("run-%d", time.Now().UnixNano()),
 	}
 
-	// 3. Build the memory spec.memory describes: FromSpec checks it
+	// 3. Build the memory spec.memory describes: NewMemory checks it
 	//    against MEMORY_TYPE; we supply the storage for where we run. Every
 	//    type takes a store, the one source of the posture (here the zero
 	//    posture; a host that requires a principal sets it once, here):
 	//    summary memory keeps its lines in it, the other types nothing, so
 	//    for them a store over the in-memory driver does.
 	storeOpts := backend.StoreOptions{}
-	env := tiers.EnvironmentFromOS()
+	env := agentspec.EnvironmentFromOS()
 	typ := a.Memory.MemoryType()
 	if env.MemoryType != "" {
-		typ = tiers.MemoryType(env.MemoryType)
+		typ = agentspec.MemoryType(env.MemoryType)
 	}
 	fmt.Fprintf(out, "Memory:  %s\n", describeSpec(typ, a.Memory))
 	var store *backend.Store
 	switch typ {
-	case tiers.TypeSummary:
+	case agentspec.TypeSummary:
 		if store, err = summaryStore(c, a, ns, who, inCluster, restConfig, storeOpts); err != nil {
 			return err
 		}
-	case tiers.TypeVector:
+	case agentspec.TypeVector:
 		dir, err := vectorDir(inCluster)
 		if err != nil {
 			return err
@@ -178,7 +179,7 @@ func run(ctx context.Context, c config) error {
 		store = backend.NewStore(inmem.New(inmem.Options{}), storeOpts)
 	}
 	defer store.Close()
-	mem, err := tiers.FromSpec(ctx, store, a.Memory, env)
+	mem, err := agentspec.NewMemory(ctx, store, a.Memory, env)
 	if err != nil {
 		return err
 	}
@@ -221,7 +222,7 @@ func run(ctx context.Context, c config) error {
 	if err := mem.Save(ctx, who, step); err != nil {
 		return err
 	}
-	if typ == tiers.TypeSummary || typ == tiers.TypeVector {
+	if typ == agentspec.TypeSummary || typ == agentspec.TypeVector {
 		fmt.Fprintf(out, "\nSaved for next time: %s\n", step.Summary())
 		fmt.Fprintln(out, "Run the same command again to see it recalled.")
 	}
@@ -316,7 +317,7 @@ func cacheDir() (string, error) {
 }
 
 // describeSpec renders the memory type and the spec fields that are set.
-func describeSpec(typ tiers.MemoryType, s tiers.Spec) string {
+func describeSpec(typ agentspec.MemoryType, s agentspec.Spec) string {
 	parts := []string{string(typ)}
 	if s.MaxEntries > 0 {
 		parts = append(parts, fmt.Sprintf("maxEntries %d", s.MaxEntries))

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/agentspec"
 )
 
 // localConfig is a run outside a cluster, whatever machine the test runs on.
@@ -51,8 +52,8 @@ func isolate(t *testing.T) string {
 	dir := t.TempDir()
 	t.Setenv("AGENTMEM_DB", filepath.Join(dir, "agent.db"))
 	t.Setenv("AGENTMEM_VECTOR_DIR", filepath.Join(dir, "agent-memory"))
-	t.Setenv(tiers.EnvMemoryType, "")
-	t.Setenv(tiers.EnvAgentMemory, "")
+	t.Setenv(agentspec.EnvMemoryType, "")
+	t.Setenv(agentspec.EnvAgentMemory, "")
 	return dir
 }
 
@@ -184,7 +185,7 @@ func TestNamespaceFromPod(t *testing.T) {
 
 func TestMemoryTypeMustAgree(t *testing.T) {
 	isolate(t)
-	t.Setenv(tiers.EnvMemoryType, "vector")
+	t.Setenv(agentspec.EnvMemoryType, "vector")
 	c := localConfig("agent.yaml")
 	c.out = &bytes.Buffer{}
 	if err := run(context.Background(), c); err == nil || !strings.Contains(err.Error(), "disagrees") {

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/agentspec"
 )
 
 // builtinAgent is agent.yaml as it was when the program was built: the
@@ -34,7 +34,7 @@ type agent struct {
 	// Tools are spec.tools.
 	Tools []agentTool
 	// Memory is spec.memory.
-	Memory tiers.Spec
+	Memory agentspec.Spec
 }
 
 // agentTool is one entry of spec.tools.
@@ -86,7 +86,7 @@ func loadAgent(path string) (agent, error) {
 }
 
 // parseAgent decodes an Agent manifest: kind Agent in the purko.io API
-// group, with a name, and a valid spec.memory (tiers.SpecFromAgent).
+// group, with a name, and a valid spec.memory (agentspec.ParseManifest).
 func parseAgent(data []byte) (agent, error) {
 	var m struct {
 		APIVersion string `json:"apiVersion"`
@@ -109,7 +109,7 @@ func parseAgent(data []byte) (agent, error) {
 	if m.Metadata.Name == "" {
 		return agent{}, errors.New("metadata.name is empty")
 	}
-	spec, err := tiers.SpecFromAgent(data)
+	spec, err := agentspec.ParseManifest(data)
 	if err != nil {
 		return agent{}, err
 	}

@@ -36,7 +36,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/sqlite"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 func main() {
@@ -95,17 +95,17 @@ func run(ctx context.Context, out io.Writer, path, runID string) error {
 	}
 	store := backend.NewStore(driver, backend.StoreOptions{})
 	defer store.Close()
-	mem, err := tiers.NewWorking(store, tiers.WorkingOptions{})
+	mem, err := working.New(store, working.Options{})
 	if err != nil {
 		return err
 	}
 	// The platform's own program seeds the defaults every tenant reads;
 	// it shares the driver, with a posture that allows platform writes.
-	admin, err := tiers.NewWorking(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	admin, err := working.New(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), working.Options{})
 	if err != nil {
 		return err
 	}
-	mem.RegisterMerge("live_chat_vendors", tiers.MergeListByID("id"))
+	mem.RegisterMerge("live_chat_vendors", working.MergeListByID("id"))
 
 	keywords := memory.Identity{Tenant: tenant, Agent: keywordAgent, Instance: "ta-keywords", Squad: squad, Session: runID}
 	outreach := memory.Identity{Tenant: tenant, Agent: outreachAgent, Instance: "ta-outreach", Squad: squad, Session: runID}
@@ -184,7 +184,7 @@ func run(ctx context.Context, out io.Writer, path, runID string) error {
 	if err != nil {
 		return err
 	}
-	agentRows := slices.ContainsFunc(rows, func(d tiers.Document) bool { return d.Level == memory.LevelParentAgent })
+	agentRows := slices.ContainsFunc(rows, func(d working.Document) bool { return d.Level == memory.LevelParentAgent })
 	fmt.Fprintf(out, "\nSquad listing: %d row(s), AGENT rows among them: %v\n", len(rows), agentRows)
 	runs, err := mem.Get(ctx, keywords, memory.LevelSquad, "pipeline_runs")
 	if err != nil {
@@ -195,18 +195,18 @@ func run(ctx context.Context, out io.Writer, path, runID string) error {
 }
 
 // put stores v as JSON under key at level.
-func put(ctx context.Context, mem *tiers.Working, id memory.Identity, level memory.Level, key, memoryType string, v any) error {
+func put(ctx context.Context, mem *working.Memory, id memory.Identity, level memory.Level, key, memoryType string, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = mem.Put(ctx, id, tiers.Document{Level: level, Key: key, Type: memoryType, JSON: b})
+	_, err = mem.Put(ctx, id, working.Document{Level: level, Key: key, Type: memoryType, JSON: b})
 	return err
 }
 
 // seed writes the platform's vendor list for agent as its defaults unless
 // an earlier run did.
-func seed(ctx context.Context, admin *tiers.Working, agent string, vendors []vendor) error {
+func seed(ctx context.Context, admin *working.Memory, agent string, vendors []vendor) error {
 	_, err := admin.GetDefault(ctx, agent, "live_chat_vendors")
 	if !errors.Is(err, memory.ErrNotFound) {
 		return err // seeded already, or the read failed
@@ -215,14 +215,14 @@ func seed(ctx context.Context, admin *tiers.Working, agent string, vendors []ven
 	if err != nil {
 		return err
 	}
-	_, err = admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", Type: "domain", JSON: b})
+	_, err = admin.PutDefault(ctx, agent, working.Document{Key: "live_chat_vendors", Type: "domain", JSON: b})
 	return err
 }
 
 // countRun adds one to the squad's run counter, a SQUAD row every agent of
 // the squad may update.
-func countRun(ctx context.Context, mem *tiers.Working, id memory.Identity) error {
-	_, err := mem.Update(ctx, id, memory.LevelSquad, "pipeline_runs", "working", func(cur tiers.Document, found bool) (json.RawMessage, error) {
+func countRun(ctx context.Context, mem *working.Memory, id memory.Identity) error {
+	_, err := mem.Update(ctx, id, memory.LevelSquad, "pipeline_runs", "working", func(cur working.Document, found bool) (json.RawMessage, error) {
 		var n int
 		if found {
 			if err := json.Unmarshal(cur.JSON, &n); err != nil {

@@ -1,15 +1,26 @@
-// Package sqldriver is machinery the SQL drivers (sqlite, postgres) share:
-// classifying native errors and reading record rows.
+// Package sqldriver is the code the SQL drivers (backend/sqlite,
+// backend/postgres) share, written once and spelled for each engine by a
+// Dialect: record queries built from a backend.Query, record and lease
+// rows read, a compare-and-swap's stored version checked, work-queue
+// claims renewed and settled, the vector dimension read, the schema
+// version kept, calls gated against Close, and native errors classified.
+//
+// The Dialect carries what differs in spelling only: ? or $n
+// placeholders, SQLite's index pinning with unary + or PostgreSQL's
+// partial-index conditions, IN lists or array parameters, and the row
+// lock of a read-then-write. New builds each shared statement in the
+// dialect once. What differs in substance stays in the drivers: how a
+// batch is inserted, how claims pick rows (SQLite under its immediate
+// transaction, PostgreSQL with FOR UPDATE SKIP LOCKED), vector search,
+// and the migrations' frozen SQL text.
 package sqldriver
 
 import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 )
 
 // Classifier maps a native error to the memory sentinel that describes it.
@@ -40,6 +51,14 @@ func Fail(ctx context.Context, kind Classifier, err error, msg string) error {
 	return Classify(kind, err, msg)
 }
 
+// Queryer runs statements. *sql.DB, *sql.Tx and *sql.Conn satisfy it, and
+// so do their sqlx wrappers.
+type Queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Collect reads every row with scan and closes rows. limit, when positive,
 // sizes the result up front. It returns nil when there are no rows; errors
 // come back unclassified, for the caller to classify.
@@ -63,23 +82,4 @@ func Collect(rows *sql.Rows, limit int, scan func(*sql.Rows) (memory.Record, err
 		return nil, nil
 	}
 	return out, nil
-}
-
-// ScanLease reads one row of a work queue's lease columns, in this order:
-// queue, id, tenant_id, user_id, agent_id, instance_id, squad_id,
-// session_id, created, payload, token, lease_until, attempts (times in
-// unix nanoseconds).
-func ScanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
-	var (
-		l              backend.Lease
-		created, until int64
-		id             = &l.Identity
-	)
-	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
-		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
-		return backend.Lease{}, err
-	}
-	l.Created = time.Unix(0, created).UTC()
-	l.Expires = time.Unix(0, until).UTC()
-	return l, nil
 }

@@ -1,4 +1,4 @@
-package tiers_test
+package agentspec_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/agentspec"
 )
 
 // lifecycleClock is a clock the lifecycle test moves by hand.
@@ -98,11 +99,11 @@ func runLifecycle(t *testing.T, open func(*testing.T, backend.Clock) backend.Dri
 	d := open(t, clock.Now)
 	store := backend.NewStore(d, backend.StoreOptions{Clock: clock.Now})
 	defer store.Close()
-	spec, err := tiers.ParseSpec([]byte("type: summary\nmaxEntries: 3\nttl: 7d\n"))
+	spec, err := agentspec.Parse([]byte("type: summary\nmaxEntries: 3\nttl: 7d\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem, err := tiers.FromSpec(ctx, store, spec, tiers.Environment{})
+	mem, err := agentspec.NewMemory(ctx, store, spec, agentspec.Environment{})
 	if err != nil {
 		t.Fatal(err)
 	}

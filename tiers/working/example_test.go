@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -10,24 +10,24 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // A two-step squad pipeline: the keyword agent leaves its keywords at the
 // SQUAD level, the squad's shared blackboard, where the next agent of the
 // squad reads them.
-func ExampleWorking() {
+func ExampleMemory() {
 	ctx := context.Background()
 	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
 	defer store.Close()
-	mem, err := tiers.NewWorking(store, tiers.WorkingOptions{})
+	mem, err := working.New(store, working.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	// Step 1, the keyword agent's instance in the lead-generation squad.
 	keywordAgent := memory.Identity{Tenant: "acme", Agent: "kaos://agent/leads/keywords", Instance: "ta-1", Squad: "lead-gen", Session: "run-7"}
-	_, err = mem.Put(ctx, keywordAgent, tiers.Document{
+	_, err = mem.Put(ctx, keywordAgent, working.Document{
 		Level: memory.LevelSquad, Key: "keywords", Type: "working",
 		JSON: json.RawMessage(`["live chat","support widget"]`),
 	})
@@ -57,29 +57,29 @@ func ExampleWorking() {
 // override on read: the tenant adds a vendor and overrides another. The
 // defaults are seeded through a store whose posture allows platform
 // writes, as an administrative program's is; tenants' stores never do.
-func ExampleWorking_LoadMerged() {
+func ExampleMemory_LoadMerged() {
 	ctx := context.Background()
 	driver := inmem.New(inmem.Options{})
 	store := backend.NewStore(driver, backend.StoreOptions{})
 	defer store.Close()
-	mem, err := tiers.NewWorking(store, tiers.WorkingOptions{})
+	mem, err := working.New(store, working.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	mem.RegisterMerge("live_chat_vendors", tiers.MergeListByID("id"))
+	mem.RegisterMerge("live_chat_vendors", working.MergeListByID("id"))
 
 	agent := "kaos://agent/sales/opportunity-analyst"
-	admin, err := tiers.NewWorking(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	admin, err := working.New(backend.NewStore(driver, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), working.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	_, err = admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", Type: "domain",
+	_, err = admin.PutDefault(ctx, agent, working.Document{Key: "live_chat_vendors", Type: "domain",
 		JSON: json.RawMessage(`[{"id":"intercom","label":"Intercom"},{"id":"tidio","label":"Tidio"}]`)})
 	if err != nil {
 		log.Fatal(err)
 	}
 	acme := memory.Identity{Tenant: "acme", Agent: agent}
-	_, err = mem.Put(ctx, acme, tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", Type: "domain",
+	_, err = mem.Put(ctx, acme, working.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", Type: "domain",
 		JSON: json.RawMessage(`[{"id":"tidio","label":"Tidio (EU)"},{"id":"acmechat","label":"Acme Chat"}]`)})
 	if err != nil {
 		log.Fatal(err)
@@ -98,17 +98,17 @@ func ExampleWorking_LoadMerged() {
 
 // Update reads a document, applies a function and swaps the result in,
 // retrying when another writer got there first.
-func ExampleWorking_Update() {
+func ExampleMemory_Update() {
 	ctx := context.Background()
 	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
 	defer store.Close()
-	mem, err := tiers.NewWorking(store, tiers.WorkingOptions{})
+	mem, err := working.New(store, working.Options{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	who := memory.Identity{Tenant: "acme", Instance: "ta-1", Squad: "lead-gen", Session: "run-7"}
 	for range 3 {
-		_, err := mem.Update(ctx, who, memory.LevelSquadRun, "leads_found", "working", func(cur tiers.Document, found bool) (json.RawMessage, error) {
+		_, err := mem.Update(ctx, who, memory.LevelSquadRun, "leads_found", "working", func(cur working.Document, found bool) (json.RawMessage, error) {
 			var n int
 			if found {
 				if err := json.Unmarshal(cur.JSON, &n); err != nil {
@@ -130,7 +130,7 @@ func ExampleWorking_Update() {
 }
 
 func ExampleMergeAt() {
-	rule := tiers.MergeAt("vendors", tiers.MergeListByID("id"))
+	rule := working.MergeAt("vendors", working.MergeListByID("id"))
 	out, err := rule(
 		json.RawMessage(`{"version":2,"vendors":[{"id":"intercom","signals":["widget.intercom.io"]}]}`),
 		json.RawMessage(`{"vendors":[{"id":"acmechat","signals":["chat.acme.example"]}]}`),

@@ -1,4 +1,4 @@
-package tiers
+package agentspec
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/tiers"
 )
 
 // MemoryType is spec.memory.type: which memory an agent has.
@@ -21,10 +22,15 @@ type MemoryType string
 
 // The memory types of the document. TypeBuffer is the default.
 const (
-	TypeBuffer  MemoryType = "buffer"
+	// TypeBuffer is per-invocation memory, built as a *tiers.Buffer.
+	TypeBuffer MemoryType = "buffer"
+	// TypeSummary is one summary line per step, built as a *tiers.Summary.
 	TypeSummary MemoryType = "summary"
-	TypeVector  MemoryType = "vector"
-	TypeNone    MemoryType = "none"
+	// TypeVector is timestamped entries in a directory, built as a
+	// *tiers.Vector.
+	TypeVector MemoryType = "vector"
+	// TypeNone is explicitly stateless, built as a tiers.None.
+	TypeNone MemoryType = "none"
 )
 
 // MemoryTypes lists the valid types, the default first.
@@ -45,8 +51,8 @@ type Spec struct {
 	Type MemoryType `json:"type,omitempty"`
 	// Backend is a storage backend hint, informational only.
 	Backend string `json:"backend,omitempty"`
-	// TTL is the time-to-live of entries: 1h, 24h, 7d (see ParseTTL);
-	// empty means none.
+	// TTL is the time-to-live of entries: 1h, 24h, 7d (see
+	// tiers.ParseTTL); empty means none.
 	TTL string `json:"ttl,omitempty"`
 	// MaxEntries is the most entries to retain, oldest dropped first;
 	// zero means the type's default.
@@ -69,16 +75,16 @@ type PersistentStorage struct {
 	VolumeClaimRef string `json:"volumeClaimRef,omitempty"`
 }
 
-// MaxSpecBytes is the largest spec.memory document ParseSpec reads.
+// MaxSpecBytes is the largest spec.memory document Parse reads.
 const MaxSpecBytes = 64 << 10
 
-// ParseSpec decodes a spec.memory block from YAML or JSON (JSON is YAML)
+// Parse decodes a spec.memory block from YAML or JSON (JSON is YAML)
 // and validates it (see Spec.Validate). Unknown fields are refused, naming
 // the field, so a typo such as maxEntry does not pass silently, and so is
 // input that is not valid UTF-8 (never repaired). The input is the block's
-// own fields, as under `memory:` in an Agent; SpecFromAgent reads a whole
+// own fields, as under `memory:` in an Agent; ParseManifest reads a whole
 // Agent manifest.
-func ParseSpec(data []byte) (Spec, error) {
+func Parse(data []byte) (Spec, error) {
 	if len(data) > MaxSpecBytes {
 		return Spec{}, memory.Errorf(memory.ErrTooLarge, "spec.memory is %d bytes, the limit is %d", len(data), MaxSpecBytes)
 	}
@@ -96,13 +102,13 @@ func ParseSpec(data []byte) (Spec, error) {
 	return parseSpecJSON(js)
 }
 
-// SpecFromAgent reads spec.memory from a whole Agent manifest in YAML or
+// ParseManifest reads spec.memory from a whole Agent manifest in YAML or
 // JSON (apiVersion, kind, metadata and the rest of spec are not checked
 // here). An Agent without spec.memory has the default buffer memory. A
 // manifest that is not valid UTF-8 is memory.ErrInvalidArgument.
-func SpecFromAgent(manifest []byte) (Spec, error) {
-	if len(manifest) > MaxAgentBytes {
-		return Spec{}, memory.Errorf(memory.ErrTooLarge, "the Agent manifest is %d bytes, the limit is %d", len(manifest), MaxAgentBytes)
+func ParseManifest(manifest []byte) (Spec, error) {
+	if len(manifest) > MaxManifestBytes {
+		return Spec{}, memory.Errorf(memory.ErrTooLarge, "the Agent manifest is %d bytes, the limit is %d", len(manifest), MaxManifestBytes)
 	}
 	if !utf8.Valid(manifest) {
 		return Spec{}, memory.Errorf(memory.ErrInvalidArgument, "the Agent manifest is not valid UTF-8")
@@ -125,8 +131,8 @@ func SpecFromAgent(manifest []byte) (Spec, error) {
 	return parseSpecJSON(agent.Spec.Memory)
 }
 
-// MaxAgentBytes is the largest Agent manifest SpecFromAgent reads.
-const MaxAgentBytes = 1 << 20
+// MaxManifestBytes is the largest Agent manifest ParseManifest reads.
+const MaxManifestBytes = 1 << 20
 
 func parseSpecJSON(data []byte) (Spec, error) {
 	var s Spec
@@ -183,7 +189,7 @@ func (s Spec) Validate() error {
 		return bad("backend", "%q is not valid UTF-8", s.Backend)
 	}
 	if s.TTL != "" {
-		if _, err := ParseTTL(s.TTL); err != nil {
+		if _, err := tiers.ParseTTL(s.TTL); err != nil {
 			return bad("ttl", "%q is not a duration like 1h, 24h or 7d", s.TTL)
 		}
 	}
@@ -226,7 +232,7 @@ func (s Spec) TTLDuration() time.Duration {
 	if s.TTL == "" {
 		return 0
 	}
-	d, _ := ParseTTL(s.TTL)
+	d, _ := tiers.ParseTTL(s.TTL)
 	return d
 }
 

@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // TestWorkingIDSquatting checks the attack of issue 11 on every driver:
@@ -25,7 +25,7 @@ func TestWorkingIDSquatting(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, st := newWorking(t, d, tiers.WorkingOptions{})
+		w, st := newWorking(t, d, working.Options{})
 		acme := analyst
 		evil := analyst
 		evil.Tenant = "evil"
@@ -47,11 +47,11 @@ func TestWorkingIDSquatting(t *testing.T) {
 		tctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		for _, level := range []memory.Level{memory.LevelParentAgent, memory.LevelSquad} {
-			doc, err := w.Put(tctx, acme, tiers.Document{Level: level, Key: key, JSON: json.RawMessage(`["acme"]`)})
+			doc, err := w.Put(tctx, acme, working.Document{Level: level, Key: key, JSON: json.RawMessage(`["acme"]`)})
 			if err != nil {
 				t.Fatalf("acme's Put at %s after another tenant took the id: %v", level, err)
 			}
-			if _, err := w.Update(tctx, acme, level, key, "", func(tiers.Document, bool) (json.RawMessage, error) { return json.RawMessage(`["acme",2]`), nil }); err != nil {
+			if _, err := w.Update(tctx, acme, level, key, "", func(working.Document, bool) (json.RawMessage, error) { return json.RawMessage(`["acme",2]`), nil }); err != nil {
 				t.Fatalf("acme's Update at %s after another tenant took the id: %v", level, err)
 			}
 			if got, err := w.Get(ctx, acme, level, key); err != nil || string(got.JSON) != `["acme",2]` || got.Version != doc.Version+1 {
@@ -81,7 +81,7 @@ func TestWorkingIDSquatting(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		_, err := w.Update(tctx, acme, memory.LevelSquadAgent, held, "", func(tiers.Document, bool) (json.RawMessage, error) { return json.RawMessage(`1`), nil })
+		_, err := w.Update(tctx, acme, memory.LevelSquadAgent, held, "", func(working.Document, bool) (json.RawMessage, error) { return json.RawMessage(`1`), nil })
 		if !errors.Is(err, memory.ErrPermissionDenied) {
 			t.Fatalf("Update of a row whose id another identity holds: %v, want ErrPermissionDenied", err)
 		}
@@ -94,7 +94,7 @@ func TestWorkingIDSquatting(t *testing.T) {
 		if strings.Contains(err.Error(), memory.ContentID(memory.KindDocument, acme.Only(memory.LevelSquadAgent.Keyed()), held)) {
 			t.Errorf("the refusal %q names the internal record id", err)
 		}
-		if _, err := w.Put(tctx, acme, tiers.Document{Level: memory.LevelSquadAgent, Key: held, JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrPermissionDenied) {
+		if _, err := w.Put(tctx, acme, working.Document{Level: memory.LevelSquadAgent, Key: held, JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrPermissionDenied) {
 			t.Errorf("Put of a row whose id another identity holds: %v, want ErrPermissionDenied", err)
 		}
 	})
@@ -106,8 +106,8 @@ func TestWorkingIDSquatting(t *testing.T) {
 func TestWorkingVersions(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
-		w, _ := newWorking(t, open(), tiers.WorkingOptions{})
-		doc := tiers.Document{Level: memory.LevelSquadAgent, Key: "draft", JSON: json.RawMessage(`{"v":1}`)}
+		w, _ := newWorking(t, open(), working.Options{})
+		doc := working.Document{Level: memory.LevelSquadAgent, Key: "draft", JSON: json.RawMessage(`{"v":1}`)}
 		for want := int64(1); want <= 3; want++ {
 			got, err := w.Put(ctx, analyst, doc)
 			if err != nil || got.Version != want {

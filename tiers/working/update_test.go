@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -15,11 +15,11 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // increment is an UpdateFunc adding one to a {"n": <count>} document.
-func increment(cur tiers.Document, found bool) (json.RawMessage, error) {
+func increment(cur working.Document, found bool) (json.RawMessage, error) {
 	var c struct{ N int }
 	if found {
 		if err := json.Unmarshal(cur.JSON, &c); err != nil {
@@ -32,7 +32,7 @@ func increment(cur tiers.Document, found bool) (json.RawMessage, error) {
 // TestWorkingCounter has 16 goroutines increment one counter document
 // 1,000 times each, split over two replicas — two independent driver
 // instances on the same storage (one in-memory driver shared by two
-// stores), each with its own Working — so real compare-and-swap conflicts
+// stores), each with its own Memory — so real compare-and-swap conflicts
 // happen between them and are retried. The count must end at exactly
 // 16,000, and conflicts must have occurred.
 func TestWorkingCounter(t *testing.T) {
@@ -40,9 +40,9 @@ func TestWorkingCounter(t *testing.T) {
 	forEachWorkingDriverParallel(t, func(t *testing.T, open func() backend.Driver) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		var replicas [2]*tiers.Working
+		var replicas [2]*working.Memory
 		for i := range replicas {
-			replicas[i], _ = newWorking(t, open(), tiers.WorkingOptions{})
+			replicas[i], _ = newWorking(t, open(), working.Options{})
 		}
 		start := time.Now()
 		var wg sync.WaitGroup
@@ -89,8 +89,8 @@ func TestWorkingSwap(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, _ := newWorking(t, d, tiers.WorkingOptions{})
-		doc := tiers.Document{Level: memory.LevelSquadAgent, Key: "draft", Type: "working", JSON: json.RawMessage(`{"v":1}`)}
+		w, _ := newWorking(t, d, working.Options{})
+		doc := working.Document{Level: memory.LevelSquadAgent, Key: "draft", Type: "working", JSON: json.RawMessage(`{"v":1}`)}
 		v1, err := w.Swap(ctx, analyst, doc, 0)
 		if err != nil || v1.Version != 1 {
 			t.Fatalf("first swap: %+v, %v", v1, err)
@@ -121,13 +121,13 @@ func TestWorkingSwap(t *testing.T) {
 
 		// Update: creates, keeps the type, and fn's error aborts.
 		up, err := w.Update(ctx, analyst, memory.LevelSquadAgent, "fresh", "", increment)
-		created := tiers.Document{JSON: json.RawMessage(`{"n":1}`), Version: 1, Type: tiers.DefaultMemoryType}
+		created := working.Document{JSON: json.RawMessage(`{"n":1}`), Version: 1, Type: working.DefaultMemoryType}
 		if err != nil {
 			t.Errorf("update creating a row: %v", err)
-		} else if diff := cmp.Diff(created, up, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
+		} else if diff := cmp.Diff(created, up, cmpopts.IgnoreFields(working.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
 			t.Errorf("update creating a row (-want +got):\n%s", diff)
 		}
-		up, err = w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", func(cur tiers.Document, found bool) (json.RawMessage, error) {
+		up, err = w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", func(cur working.Document, found bool) (json.RawMessage, error) {
 			if !found || cur.Version != 3 {
 				t.Errorf("update saw %+v, found %v", cur, found)
 			}
@@ -137,7 +137,7 @@ func TestWorkingSwap(t *testing.T) {
 			t.Errorf("update: %+v, %v", up, err)
 		}
 		boom := errors.New("boom")
-		if _, err := w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", func(tiers.Document, bool) (json.RawMessage, error) { return nil, boom }); !errors.Is(err, boom) {
+		if _, err := w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", func(working.Document, bool) (json.RawMessage, error) { return nil, boom }); !errors.Is(err, boom) {
 			t.Errorf("update whose function fails: %v, want boom", err)
 		}
 		if _, err := w.Update(ctx, analyst, memory.LevelSquadAgent, "draft", "", nil); !errors.Is(err, memory.ErrInvalidArgument) {
@@ -155,14 +155,14 @@ func TestWorkingSwap(t *testing.T) {
 func TestWorkingUpdateGivesUp(t *testing.T) {
 	ctx := context.Background()
 	d := inmem.New(inmem.Options{})
-	other, _ := newWorking(t, d, tiers.WorkingOptions{})
+	other, _ := newWorking(t, d, working.Options{})
 	for _, attempts := range []int{3, 0} {
-		w, _ := newWorking(t, d, tiers.WorkingOptions{MaxUpdateAttempts: attempts})
+		w, _ := newWorking(t, d, working.Options{MaxUpdateAttempts: attempts})
 		calls := 0
 		uctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		_, err := w.Update(uctx, analyst, memory.LevelSquad, "contended", "", func(tiers.Document, bool) (json.RawMessage, error) {
+		_, err := w.Update(uctx, analyst, memory.LevelSquad, "contended", "", func(working.Document, bool) (json.RawMessage, error) {
 			calls++
-			if _, err := other.Put(ctx, analyst, tiers.Document{Level: memory.LevelSquad, Key: "contended", JSON: json.RawMessage(strconv.Itoa(calls))}); err != nil {
+			if _, err := other.Put(ctx, analyst, working.Document{Level: memory.LevelSquad, Key: "contended", JSON: json.RawMessage(strconv.Itoa(calls))}); err != nil {
 				t.Error(err)
 			}
 			return json.RawMessage(`"mine"`), nil
@@ -182,10 +182,10 @@ func TestWorkingUpdateGivesUp(t *testing.T) {
 // free.
 func TestWorkingUpdateFuncErrors(t *testing.T) {
 	ctx := context.Background()
-	w, _ := newWorking(t, inmem.New(inmem.Options{}), tiers.WorkingOptions{})
+	w, _ := newWorking(t, inmem.New(inmem.Options{}), working.Options{})
 	calls := 0
 	conflict := memory.Errorf(memory.ErrConflict, "the caller's own conflict")
-	_, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(tiers.Document, bool) (json.RawMessage, error) {
+	_, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(working.Document, bool) (json.RawMessage, error) {
 		calls++
 		return nil, conflict
 	})
@@ -194,7 +194,7 @@ func TestWorkingUpdateFuncErrors(t *testing.T) {
 	}
 	func() {
 		defer func() { _ = recover() }()
-		_, _ = w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(tiers.Document, bool) (json.RawMessage, error) { panic("fn panics") })
+		_, _ = w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(working.Document, bool) (json.RawMessage, error) { panic("fn panics") })
 	}()
 	tctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
@@ -208,14 +208,14 @@ type swaplessDriver struct{ backend.Driver }
 
 func TestWorkingWithoutSwap(t *testing.T) {
 	ctx := context.Background()
-	w, _ := newWorking(t, swaplessDriver{inmem.New(inmem.Options{})}, tiers.WorkingOptions{})
-	if _, err := w.Swap(ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1`)}, 0); !errors.Is(err, memory.ErrUnimplemented) {
+	w, _ := newWorking(t, swaplessDriver{inmem.New(inmem.Options{})}, working.Options{})
+	if _, err := w.Swap(ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`1`)}, 0); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("Swap: %v, want ErrUnimplemented", err)
 	}
 	if _, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", increment); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("Update: %v, want ErrUnimplemented", err)
 	}
-	if _, err := w.Put(ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
+	if _, err := w.Put(ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
 		t.Errorf("Put needs no capability: %v", err)
 	}
 }
@@ -224,12 +224,12 @@ func TestWorkingWithoutSwap(t *testing.T) {
 // row's in-process lock honours its context.
 func TestWorkingUpdateCancelledWhileWaiting(t *testing.T) {
 	ctx := context.Background()
-	w, _ := newWorking(t, inmem.New(inmem.Options{}), tiers.WorkingOptions{})
+	w, _ := newWorking(t, inmem.New(inmem.Options{}), working.Options{})
 	inside := make(chan struct{})
 	release := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		_, err := w.Update(ctx, analyst, memory.LevelSquad, "slow", "", func(cur tiers.Document, found bool) (json.RawMessage, error) {
+		_, err := w.Update(ctx, analyst, memory.LevelSquad, "slow", "", func(cur working.Document, found bool) (json.RawMessage, error) {
 			close(inside)
 			<-release
 			return increment(cur, found)

@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"encoding/json"
@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // benchRule measures rule on two pairs of inputs in turn, and reports the
 // median.
-func benchRule(b *testing.B, rule tiers.MergeRule, pairs ...[2]json.RawMessage) {
+func benchRule(b *testing.B, rule working.MergeRule, pairs ...[2]json.RawMessage) {
 	ds := make([]time.Duration, 0, b.N)
 	for i := 0; i < b.N; i++ {
 		p := pairs[i%len(pairs)]
@@ -30,7 +30,7 @@ func benchRule(b *testing.B, rule tiers.MergeRule, pairs ...[2]json.RawMessage) 
 func BenchmarkMergeListByIDChangingDefaults(b *testing.B) {
 	override := json.RawMessage(`[{"id":"vendor-3","label":"Tenant's own"},{"id":"acmechat","label":"Acme Chat"}]`)
 	spaced := append(slices.Clone(benchPayload), ' ')
-	benchRule(b, tiers.MergeListByID("id"), [2]json.RawMessage{benchPayload, override}, [2]json.RawMessage{spaced, override})
+	benchRule(b, working.MergeListByID("id"), [2]json.RawMessage{benchPayload, override}, [2]json.RawMessage{spaced, override})
 }
 
 // benchObject is a 1 KiB object of the shape DeepMerge and ShallowMerge
@@ -41,13 +41,13 @@ var benchObject = json.RawMessage(`{"version":3,"lang":"en","depth":2,"tone":{"f
 const benchObjectOverride = `{"depth":5,"tone":{"emoji":true,"limits":{"words":200}},"vendors":[{"id":"vendor-3","label":"Tenant's own"},{"id":"acmechat","label":"Acme Chat"}]}`
 
 func BenchmarkMergeShallow(b *testing.B) {
-	benchRule(b, tiers.ShallowMerge, [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
+	benchRule(b, working.ShallowMerge, [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
 }
 
 func BenchmarkMergeDeep(b *testing.B) {
-	benchRule(b, tiers.DeepMerge, [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
+	benchRule(b, working.DeepMerge, [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
 }
 
 func BenchmarkMergeAtListByID(b *testing.B) {
-	benchRule(b, tiers.MergeAt("vendors", tiers.MergeListByID("id")), [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
+	benchRule(b, working.MergeAt("vendors", working.MergeListByID("id")), [2]json.RawMessage{benchObject, json.RawMessage(benchObjectOverride)})
 }

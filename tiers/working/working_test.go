@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // analyst is a caller with every identity field set.
@@ -61,15 +61,15 @@ func TestWorkingEveryLevel(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, _ := newWorking(t, d, tiers.WorkingOptions{})
-		for i, level := range tiers.WorkingLevels {
+		w, _ := newWorking(t, d, working.Options{})
+		for i, level := range working.Levels {
 			payload := json.RawMessage(`{"level": "` + string(level) + `",  "n": 1.50, "s": "<a href=\"x\">é</a>"}`)
-			put, err := w.Put(ctx, analyst, tiers.Document{Level: level, Key: "state", Type: "working", JSON: payload})
+			put, err := w.Put(ctx, analyst, working.Document{Level: level, Key: "state", Type: "working", JSON: payload})
 			if err != nil {
 				t.Fatalf("%s: put: %v", level, err)
 			}
-			placed := tiers.Document{Level: level, Scope: wantScope(analyst, level)}
-			if diff := cmp.Diff(placed, put, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+			placed := working.Document{Level: level, Scope: wantScope(analyst, level)}
+			if diff := cmp.Diff(placed, put, cmpopts.IgnoreFields(working.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
 				t.Errorf("%s: put stored the document at (-want +got):\n%s", level, diff)
 			}
 			got, err := w.Get(ctx, analyst, level, "state")
@@ -79,8 +79,8 @@ func TestWorkingEveryLevel(t *testing.T) {
 			if string(got.JSON) != string(payload) {
 				t.Errorf("%s: got %s, want the bytes put, %s", level, got.JSON, payload)
 			}
-			want := tiers.Document{Level: level, Key: "state", Type: "working", Version: 1, Scope: wantScope(analyst, level)}
-			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(tiers.Document{}, "JSON", "Updated")); diff != "" {
+			want := working.Document{Level: level, Key: "state", Type: "working", Version: 1, Scope: wantScope(analyst, level)}
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(working.Document{}, "JSON", "Updated")); diff != "" {
 				t.Errorf("%s: get (-want +got):\n%s", level, diff)
 			}
 			if n := len(everything(t, d, "acme")); n != i+1 {
@@ -96,19 +96,19 @@ func TestWorkingEveryLevel(t *testing.T) {
 			t.Errorf("AGENT row scope, want only tenant and agent (-want +got):\n%s", diff)
 		}
 		// A second put replaces the row and counts its version up.
-		if _, err := w.Put(ctx, analyst, tiers.Document{Key: "state", JSON: json.RawMessage(`[1,2,3]`)}); err != nil {
+		if _, err := w.Put(ctx, analyst, working.Document{Key: "state", JSON: json.RawMessage(`[1,2,3]`)}); err != nil {
 			t.Fatal(err)
 		}
 		got, err := w.Get(ctx, analyst, memory.LevelSquadAgentRun, "state")
 		if err != nil {
 			t.Fatal(err)
 		}
-		replaced := tiers.Document{JSON: json.RawMessage(`[1,2,3]`), Version: 2, Type: tiers.DefaultMemoryType}
-		if diff := cmp.Diff(replaced, got, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
+		replaced := working.Document{JSON: json.RawMessage(`[1,2,3]`), Version: 2, Type: working.DefaultMemoryType}
+		if diff := cmp.Diff(replaced, got, cmpopts.IgnoreFields(working.Document{}, "Level", "Key", "Scope", "Updated")); diff != "" {
 			t.Errorf("after a second put (-want +got):\n%s", diff)
 		}
 		// Delete removes exactly one row.
-		for _, level := range tiers.WorkingLevels {
+		for _, level := range working.Levels {
 			removed, err := w.Delete(ctx, analyst, level, "state")
 			if err != nil || !removed {
 				t.Fatalf("%s: delete: %v, %v", level, removed, err)
@@ -129,20 +129,20 @@ func TestWorkingEveryLevel(t *testing.T) {
 
 func TestWorkingDefaultLevel(t *testing.T) {
 	ctx := context.Background()
-	w, _ := newWorking(t, inmem.New(inmem.Options{}), tiers.WorkingOptions{})
-	doc, err := w.Put(ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1`)})
+	w, _ := newWorking(t, inmem.New(inmem.Options{}), working.Options{})
+	doc, err := w.Put(ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`1`)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	atDefault := tiers.Document{Level: memory.LevelSquadAgentRun, Scope: wantScope(analyst, memory.LevelSquadAgentRun)}
-	if diff := cmp.Diff(atDefault, doc, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+	atDefault := working.Document{Level: memory.LevelSquadAgentRun, Scope: wantScope(analyst, memory.LevelSquadAgentRun)}
+	if diff := cmp.Diff(atDefault, doc, cmpopts.IgnoreFields(working.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
 		t.Errorf("a put without a level, want SQUAD_AGENT_RUN (-want +got):\n%s", diff)
 	}
 	got, err := w.Get(ctx, analyst, "", "k")
 	if err != nil || got.Level != memory.LevelSquadAgentRun {
 		t.Errorf("a get without a level: %+v, %v; want the SQUAD_AGENT_RUN row", got, err)
 	}
-	up, err := w.Update(ctx, analyst, "", "k", "", func(cur tiers.Document, found bool) (json.RawMessage, error) { return json.RawMessage(`2`), nil })
+	up, err := w.Update(ctx, analyst, "", "k", "", func(cur working.Document, found bool) (json.RawMessage, error) { return json.RawMessage(`2`), nil })
 	if err != nil || up.Level != memory.LevelSquadAgentRun || up.Version != 2 {
 		t.Errorf("an update without a level: %+v, %v; want the SQUAD_AGENT_RUN row at version 2", up, err)
 	}
@@ -155,16 +155,16 @@ func TestWorkingListings(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, st := newWorking(t, d, tiers.WorkingOptions{})
+		w, st := newWorking(t, d, working.Options{})
 		other := analyst
 		other.Instance, other.Session = "ta-99", "run-7" // same squad, another instance and run
 		for _, id := range []memory.Identity{analyst, other} {
-			for _, level := range tiers.WorkingLevels {
+			for _, level := range working.Levels {
 				typ := "domain"
 				if level == memory.LevelSquad {
 					typ = "keyword"
 				}
-				if _, err := w.Put(ctx, id, tiers.Document{Level: level, Key: "k-" + id.Instance, Type: typ, JSON: json.RawMessage(`{}`)}); err != nil {
+				if _, err := w.Put(ctx, id, working.Document{Level: level, Key: "k-" + id.Instance, Type: typ, JSON: json.RawMessage(`{}`)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -176,7 +176,7 @@ func TestWorkingListings(t *testing.T) {
 		foreign := analyst
 		foreign.Tenant = "globex"
 		for _, id := range []memory.Identity{elsewhere, foreign} {
-			if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelSquad, Key: "noise", JSON: json.RawMessage(`0`)}); err != nil {
+			if _, err := w.Put(ctx, id, working.Document{Level: memory.LevelSquad, Key: "noise", JSON: json.RawMessage(`0`)}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -217,7 +217,7 @@ func TestWorkingListings(t *testing.T) {
 		}
 
 		// List is one level exactly, within the caller's scope.
-		for _, level := range tiers.WorkingLevels[:5] {
+		for _, level := range working.Levels[:5] {
 			rows, err := w.List(ctx, analyst, level, "")
 			if err != nil {
 				t.Fatalf("%s: %v", level, err)
@@ -230,8 +230,8 @@ func TestWorkingListings(t *testing.T) {
 				t.Errorf("List %s: %d rows, want %d", level, len(rows), want)
 			}
 			for _, r := range rows {
-				wantRow := tiers.Document{Level: level, Scope: wantScope(analyst, level)}
-				if diff := cmp.Diff(wantRow, r, cmpopts.IgnoreFields(tiers.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
+				wantRow := working.Document{Level: level, Scope: wantScope(analyst, level)}
+				if diff := cmp.Diff(wantRow, r, cmpopts.IgnoreFields(working.Document{}, "Key", "Type", "JSON", "Version", "Updated")); diff != "" {
 					t.Errorf("List %s returned a row at (-want +got):\n%s", level, diff)
 				}
 			}
@@ -258,14 +258,14 @@ func TestWorkingListings(t *testing.T) {
 func TestWorkingIsolation(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
-		w, _ := newWorking(t, open(), tiers.WorkingOptions{})
-		for _, level := range tiers.WorkingLevels {
-			if _, err := w.Put(ctx, analyst, tiers.Document{Level: level, Key: "secret", JSON: json.RawMessage(`"` + string(level) + `"`)}); err != nil {
+		w, _ := newWorking(t, open(), working.Options{})
+		for _, level := range working.Levels {
+			if _, err := w.Put(ctx, analyst, working.Document{Level: level, Key: "secret", JSON: json.RawMessage(`"` + string(level) + `"`)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		fields := []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession}
-		for _, level := range tiers.WorkingLevels {
+		for _, level := range working.Levels {
 			for _, f := range fields {
 				reader := analyst.With(f, analyst.Get(f)+"x") // "acmex" never sees "acme"
 				_, err := w.Get(ctx, reader, level, "secret")
@@ -291,7 +291,7 @@ func TestWorkingIsolation(t *testing.T) {
 		}
 		// The same key in two tenants holds two rows.
 		globex := analyst.With(memory.FieldTenant, "globex")
-		if _, err := w.Put(ctx, globex, tiers.Document{Level: memory.LevelParentAgent, Key: "secret", JSON: json.RawMessage(`"globex"`)}); err != nil {
+		if _, err := w.Put(ctx, globex, working.Document{Level: memory.LevelParentAgent, Key: "secret", JSON: json.RawMessage(`"globex"`)}); err != nil {
 			t.Fatal(err)
 		}
 		for id, want := range map[string]string{"acme": `"AGENT"`, "globex": `"globex"`} {
@@ -307,7 +307,7 @@ func TestWorkingBadInput(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, _ := newWorking(t, d, tiers.WorkingOptions{})
+		w, _ := newWorking(t, d, working.Options{})
 		noSquad := analyst.With(memory.FieldSquad, "")
 		noAgent := analyst.With(memory.FieldAgent, "")
 		cancelled, cancel := context.WithCancel(ctx)
@@ -317,25 +317,25 @@ func TestWorkingBadInput(t *testing.T) {
 			name  string
 			ctx   context.Context
 			id    memory.Identity
-			doc   tiers.Document
+			doc   working.Document
 			want  error
 			wantS string // a part of the message
 		}{
-			{"invalid JSON", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`{"a":`)}, memory.ErrInvalidArgument, "not valid JSON"},
-			{"two values", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`1 2`)}, memory.ErrInvalidArgument, "not valid JSON"},
-			{"empty JSON", ctx, analyst, tiers.Document{Key: "k"}, memory.ErrInvalidArgument, "not valid JSON"},
-			{"NUL escape", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`"\u0000"`)}, memory.ErrInvalidArgument, `\u0000`},
-			{"too large", ctx, analyst, tiers.Document{Key: "k", JSON: json.RawMessage(`"` + strings.Repeat("x", memory.MaxDocumentBytes) + `"`)}, memory.ErrTooLarge, "limit"},
-			{"empty key", ctx, analyst, tiers.Document{JSON: ok}, memory.ErrInvalidArgument, "memory_key is empty"},
-			{"key too long", ctx, analyst, tiers.Document{Key: strings.Repeat("k", memory.MaxKeyBytes+1), JSON: ok}, memory.ErrTooLarge, "memory_key"},
-			{"key not UTF-8", ctx, analyst, tiers.Document{Key: "k\xff", JSON: ok}, memory.ErrInvalidArgument, "UTF-8"},
-			{"type with a newline", ctx, analyst, tiers.Document{Key: "k", Type: "a\nb", JSON: ok}, memory.ErrInvalidArgument, "control"},
-			{"unknown level", ctx, analyst, tiers.Document{Level: memory.LevelSession, Key: "k", JSON: ok}, memory.ErrInvalidArgument, "not a working-memory level"},
-			{"squad level without a squad", ctx, noSquad, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
-			{"default level without a squad", ctx, noSquad, tiers.Document{Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
-			{"AGENT without an agent", ctx, noAgent, tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "agent"},
-			{"malformed identity", ctx, analyst.With(memory.FieldSquad, " s"), tiers.Document{Key: "k", JSON: ok}, memory.ErrInvalidArgument, "white space"},
-			{"cancelled context", cancelled, analyst, tiers.Document{Key: "k", JSON: ok}, context.Canceled, ""},
+			{"invalid JSON", ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`{"a":`)}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"two values", ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`1 2`)}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"empty JSON", ctx, analyst, working.Document{Key: "k"}, memory.ErrInvalidArgument, "not valid JSON"},
+			{"NUL escape", ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`"\u0000"`)}, memory.ErrInvalidArgument, `\u0000`},
+			{"too large", ctx, analyst, working.Document{Key: "k", JSON: json.RawMessage(`"` + strings.Repeat("x", memory.MaxDocumentBytes) + `"`)}, memory.ErrTooLarge, "limit"},
+			{"empty key", ctx, analyst, working.Document{JSON: ok}, memory.ErrInvalidArgument, "memory_key is empty"},
+			{"key too long", ctx, analyst, working.Document{Key: strings.Repeat("k", memory.MaxKeyBytes+1), JSON: ok}, memory.ErrTooLarge, "memory_key"},
+			{"key not UTF-8", ctx, analyst, working.Document{Key: "k\xff", JSON: ok}, memory.ErrInvalidArgument, "UTF-8"},
+			{"type with a newline", ctx, analyst, working.Document{Key: "k", Type: "a\nb", JSON: ok}, memory.ErrInvalidArgument, "control"},
+			{"unknown level", ctx, analyst, working.Document{Level: memory.LevelSession, Key: "k", JSON: ok}, memory.ErrInvalidArgument, "not a working-memory level"},
+			{"squad level without a squad", ctx, noSquad, working.Document{Level: memory.LevelSquad, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
+			{"default level without a squad", ctx, noSquad, working.Document{Key: "k", JSON: ok}, memory.ErrIncompleteScope, "squad"},
+			{"AGENT without an agent", ctx, noAgent, working.Document{Level: memory.LevelParentAgent, Key: "k", JSON: ok}, memory.ErrIncompleteScope, "agent"},
+			{"malformed identity", ctx, analyst.With(memory.FieldSquad, " s"), working.Document{Key: "k", JSON: ok}, memory.ErrInvalidArgument, "white space"},
+			{"cancelled context", cancelled, analyst, working.Document{Key: "k", JSON: ok}, context.Canceled, ""},
 		}
 		for _, c := range cases {
 			_, err := w.Put(c.ctx, c.id, c.doc)
@@ -370,13 +370,13 @@ func TestWorkingBadInput(t *testing.T) {
 			if _, err := w.Delete(c.ctx, c.id, c.level, c.key); !errors.Is(err, c.want) {
 				t.Errorf("Delete %s: %v, want %v", c.name, err, c.want)
 			}
-			_, err := w.Update(c.ctx, c.id, c.level, c.key, "", func(tiers.Document, bool) (json.RawMessage, error) { return ok, nil })
+			_, err := w.Update(c.ctx, c.id, c.level, c.key, "", func(working.Document, bool) (json.RawMessage, error) { return ok, nil })
 			if !errors.Is(err, c.want) {
 				t.Errorf("Update %s: %v, want %v", c.name, err, c.want)
 			}
 		}
 		// An update whose function returns invalid JSON stores nothing.
-		_, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(tiers.Document, bool) (json.RawMessage, error) { return json.RawMessage(`{`), nil })
+		_, err := w.Update(ctx, analyst, memory.LevelSquad, "k", "", func(working.Document, bool) (json.RawMessage, error) { return json.RawMessage(`{`), nil })
 		if !errors.Is(err, memory.ErrInvalidArgument) {
 			t.Errorf("Update to invalid JSON: %v, want ErrInvalidArgument", err)
 		}
@@ -387,7 +387,7 @@ func TestWorkingBadInput(t *testing.T) {
 		if err := d.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := w.Put(ctx, analyst, tiers.Document{Key: "k", JSON: ok}); !errors.Is(err, memory.ErrClosed) {
+		if _, err := w.Put(ctx, analyst, working.Document{Key: "k", JSON: ok}); !errors.Is(err, memory.ErrClosed) {
 			t.Errorf("Put on a closed store: %v, want ErrClosed", err)
 		}
 		if _, err := w.Get(ctx, analyst, memory.LevelSquad, "k"); !errors.Is(err, memory.ErrClosed) {
@@ -407,16 +407,16 @@ func errString(err error) string {
 func TestWorkingPosture(t *testing.T) {
 	ctx := context.Background()
 	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: memory.Posture{RequireAgentIdentity: true, RequirePrincipal: true}})
-	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	w, err := working.New(st, working.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []memory.Identity{analyst.With(memory.FieldAgent, ""), analyst.With(memory.FieldUser, "")} {
-		if _, err := w.Put(ctx, id, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrIncompleteScope) {
+		if _, err := w.Put(ctx, id, working.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrIncompleteScope) {
 			t.Errorf("put as %+v under a strict posture: %v, want ErrIncompleteScope", id, err)
 		}
 	}
-	if _, err := w.Put(ctx, analyst, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
+	if _, err := w.Put(ctx, analyst, working.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := w.Get(ctx, analyst.With(memory.FieldAgent, ""), memory.LevelSquad, "k"); !errors.Is(err, memory.ErrIncompleteScope) {
@@ -424,38 +424,38 @@ func TestWorkingPosture(t *testing.T) {
 	}
 }
 
-func TestNewWorkingOptions(t *testing.T) {
+func TestNewOptions(t *testing.T) {
 	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
 	for _, c := range []struct {
 		store *backend.Store
-		opt   tiers.WorkingOptions
+		opt   working.Options
 	}{
-		{nil, tiers.WorkingOptions{}},
-		{st, tiers.WorkingOptions{MaxUpdateAttempts: -1}},
-		{backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{SystemTenant: "sys\n"}), tiers.WorkingOptions{}},
+		{nil, working.Options{}},
+		{st, working.Options{MaxUpdateAttempts: -1}},
+		{backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{SystemTenant: "sys\n"}), working.Options{}},
 	} {
-		if _, err := tiers.NewWorking(c.store, c.opt); !errors.Is(err, memory.ErrInvalidArgument) {
-			t.Errorf("NewWorking(%v, %+v): %v, want ErrInvalidArgument", c.store != nil, c.opt, err)
+		if _, err := working.New(c.store, c.opt); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("New(%v, %+v): %v, want ErrInvalidArgument", c.store != nil, c.opt, err)
 		}
 	}
-	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	w, err := working.New(st, working.Options{})
 	if err != nil || w.SystemTenant() != backend.DefaultSystemTenant {
 		t.Errorf("default system tenant: %v, %v", w, err)
 	}
 }
 
 func TestLevelOf(t *testing.T) {
-	for _, level := range tiers.WorkingLevels {
-		if got := tiers.LevelOf(wantScope(analyst, level)); got != level {
+	for _, level := range working.Levels {
+		if got := working.LevelOf(wantScope(analyst, level)); got != level {
 			t.Errorf("LevelOf(%s scope) = %q", level, got)
 		}
 	}
 	for _, id := range []memory.Identity{analyst, {Tenant: "t", User: "u"}, {Tenant: "t"}, {Agent: "a", Squad: "s"}} {
-		if got := tiers.LevelOf(id); got != "" {
+		if got := working.LevelOf(id); got != "" {
 			t.Errorf("LevelOf(%+v) = %q, want none", id, got)
 		}
 	}
-	if !slices.Equal(tiers.WorkingLevels, []memory.Level{"SQUAD_AGENT_RUN", "SQUAD_AGENT", "AGENT_RUN", "SQUAD_RUN", "SQUAD", "AGENT"}) {
-		t.Errorf("WorkingLevels = %v", tiers.WorkingLevels)
+	if !slices.Equal(working.Levels, []memory.Level{"SQUAD_AGENT_RUN", "SQUAD_AGENT", "AGENT_RUN", "SQUAD_RUN", "SQUAD", "AGENT"}) {
+		t.Errorf("Levels = %v", working.Levels)
 	}
 }

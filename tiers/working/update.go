@@ -1,4 +1,4 @@
-package tiers
+package working
 
 import (
 	"context"
@@ -25,8 +25,8 @@ const lockStripes = 64
 
 var lockSeed = maphash.MakeSeed()
 
-// WorkingStats counts what a Working's Update calls did.
-type WorkingStats struct {
+// Stats counts what a Memory's Update calls did.
+type Stats struct {
 	// Updates is how many Update calls stored a document.
 	Updates int64
 	// Conflicts is how many swaps of Update and Put lost to another
@@ -35,21 +35,21 @@ type WorkingStats struct {
 	Conflicts int64
 }
 
-// Stats returns the Working's update counts so far.
-func (w *Working) Stats() WorkingStats {
-	return WorkingStats{Updates: w.updates.Load(), Conflicts: w.retries.Load()}
+// Stats returns the Memory's update counts so far.
+func (w *Memory) Stats() Stats {
+	return Stats{Updates: w.updates.Load(), Conflicts: w.retries.Load()}
 }
 
 // Swap stores doc as Put does, but only if the row's stored version is
 // expect (0: no row), and returns the row as stored, with its new Version.
 // A stale expect is memory.ErrConflict, and nothing is stored; a driver
 // without compare-and-swap (backend.Swapper) gives memory.ErrUnimplemented.
-func (w *Working) Swap(ctx context.Context, id memory.Identity, doc Document, expect int64) (Document, error) {
+func (w *Memory) Swap(ctx context.Context, id memory.Identity, doc Document, expect int64) (Document, error) {
 	return w.swap(ctx, w.store, id, doc, expect)
 }
 
 // swap is Swap through st: the store, or its platform view.
-func (w *Working) swap(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, expect int64) (Document, error) {
+func (w *Memory) swap(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, expect int64) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
@@ -80,15 +80,15 @@ type UpdateFunc func(cur Document, found bool) (json.RawMessage, error)
 // empty means the current row's type, or DefaultMemoryType for a new row.
 // It returns the row as stored, with its new Version.
 //
-// Within one Working, Updates of one row take turns (an in-process lock
+// Within one Memory, Updates of one row take turns (an in-process lock
 // per row, striped), so goroutines of one process do not fight; races are
 // lost only to other processes or replicas sharing the storage, and to
 // writers using Put or Swap directly. fn runs holding that lock: it must
-// not call Update on the same Working. fn may run more than once, so it
+// not call Update on the same Memory. fn may run more than once, so it
 // must not have side effects beyond computing the payload. A result that
 // fails CheckDocument aborts the Update. A driver without compare-and-swap
 // gives memory.ErrUnimplemented.
-func (w *Working) Update(ctx context.Context, id memory.Identity, level memory.Level, key, memoryType string, fn UpdateFunc) (Document, error) {
+func (w *Memory) Update(ctx context.Context, id memory.Identity, level memory.Level, key, memoryType string, fn UpdateFunc) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
@@ -107,7 +107,7 @@ func (w *Working) Update(ctx context.Context, id memory.Identity, level memory.L
 
 // swapLoop is Update's loop through st, for the row doc.Level and doc.Key
 // name in id's scope, stored with doc.Type (empty: the current row's).
-func (w *Working) swapLoop(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc) (Document, error) {
+func (w *Memory) swapLoop(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc) (Document, error) {
 	dq, err := w.exact(st, id, doc.Level, doc.Key)
 	if err != nil {
 		return Document{}, err
@@ -138,11 +138,12 @@ func (w *Working) swapLoop(ctx context.Context, st *backend.Store, id memory.Ide
 // aborts the Update whatever it wraps.
 type fnError struct{ err error }
 
+// Error is the UpdateFunc error's own message.
 func (e fnError) Error() string { return e.err.Error() }
 
 // updateLocked is one attempt of swapLoop holding the row's in-process
 // lock.
-func (w *Working) updateLocked(ctx context.Context, st *backend.Store, lock chan struct{}, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
+func (w *Memory) updateLocked(ctx context.Context, st *backend.Store, lock chan struct{}, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
 	select {
 	case lock <- struct{}{}:
 	case <-ctx.Done():
@@ -153,7 +154,7 @@ func (w *Working) updateLocked(ctx context.Context, st *backend.Store, lock chan
 }
 
 // updateOnce is one read, apply and swap of swapLoop.
-func (w *Working) updateOnce(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
+func (w *Memory) updateOnce(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
 	cur, found, err := w.get(ctx, dq)
 	if err != nil {
 		return Document{}, err

@@ -1,4 +1,4 @@
-package tiers
+package working
 
 import (
 	"bytes"
@@ -340,7 +340,7 @@ func quote(s string) string {
 // and tenant override with, replacing any rule registered before; a nil
 // rule restores the default, Replace. Agents register a rule per key they
 // read, as the shape of each key's data decides how it combines.
-func (w *Working) RegisterMerge(key string, rule MergeRule) {
+func (w *Memory) RegisterMerge(key string, rule MergeRule) {
 	w.mergeMu.Lock()
 	defer w.mergeMu.Unlock()
 	if rule == nil {
@@ -351,7 +351,7 @@ func (w *Working) RegisterMerge(key string, rule MergeRule) {
 }
 
 // mergeRule returns key's rule: the registered one, or Replace.
-func (w *Working) mergeRule(key string) MergeRule {
+func (w *Memory) mergeRule(key string) MergeRule {
 	w.mergeMu.RLock()
 	defer w.mergeMu.RUnlock()
 	if r, ok := w.merges[key]; ok {
@@ -388,7 +388,7 @@ type Merged struct {
 // name: it reads the system tenant's AGENT row of id's agent and key, and
 // never another tenant's rows. id must have an agent
 // (memory.ErrIncompleteScope).
-func (w *Working) LoadMerged(ctx context.Context, id memory.Identity, key string) (Merged, error) {
+func (w *Memory) LoadMerged(ctx context.Context, id memory.Identity, key string) (Merged, error) {
 	if err := ctx.Err(); err != nil {
 		return Merged{}, err
 	}

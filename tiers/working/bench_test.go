@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/sqlite"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // The working-memory benchmarks run on the embedded default, a SQLite
 // file, holding benchSquads squads' rows of a realistic size (a 1 KiB
 // payload), benchKeys keys each at SQUAD_AGENT, plus platform defaults and
-// tenant overrides of benchKeys AGENT keys. Targets: Get at most 50 µs
-// median, LoadMerged at most 100 µs median.
+// tenant overrides of benchKeys AGENT keys. Their targets and measured
+// medians are in BENCHMARKS.md.
 const (
 	benchSquads = 200
 	benchKeys   = 50
@@ -45,8 +45,8 @@ func benchSquadID(i int) memory.Identity {
 	}
 }
 
-// benchWorking returns a Working over a filled SQLite file.
-func benchWorking(b *testing.B) *tiers.Working {
+// benchWorking returns a Memory over a filled SQLite file.
+func benchWorking(b *testing.B) *working.Memory {
 	b.Helper()
 	d, err := sqlite.Open(filepath.Join(b.TempDir(), "memory.db"), sqlite.Options{})
 	if err != nil {
@@ -54,7 +54,7 @@ func benchWorking(b *testing.B) *tiers.Working {
 	}
 	st := backend.NewStore(d, backend.StoreOptions{})
 	b.Cleanup(func() { _ = st.Close() })
-	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	w, err := working.New(st, working.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -70,8 +70,8 @@ func benchWorking(b *testing.B) *tiers.Working {
 			b.Fatal(err)
 		}
 	}
-	w.RegisterMerge("vendors", tiers.MergeListByID("id"))
-	admin, err := tiers.NewWorking(backend.NewStore(st.Driver(), backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), tiers.WorkingOptions{})
+	w.RegisterMerge("vendors", working.MergeListByID("id"))
+	admin, err := working.New(backend.NewStore(st.Driver(), backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}}), working.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func benchWorking(b *testing.B) *tiers.Working {
 				key = "vendors"
 			}
 			payload := benchPayload
-			doc := tiers.Document{Level: memory.LevelParentAgent, Key: key, JSON: payload}
+			doc := working.Document{Level: memory.LevelParentAgent, Key: key, JSON: payload}
 			var err error
 			if tenant == backend.DefaultSystemTenant {
 				_, err = admin.PutDefault(ctx, id.Agent, doc)
@@ -159,7 +159,7 @@ func workingMedian(ds []time.Duration) float64 {
 // BenchmarkMergeListByID measures merging the benchmark's 1 KiB vendor
 // list with a two-item override, the merge LoadMerged runs, alone.
 func BenchmarkMergeListByID(b *testing.B) {
-	rule := tiers.MergeListByID("id")
+	rule := working.MergeListByID("id")
 	override := json.RawMessage(`[{"id":"vendor-3","label":"Tenant's own"},{"id":"acmechat","label":"Acme Chat"}]`)
 	ds := make([]time.Duration, 0, b.N)
 	for i := 0; i < b.N; i++ {

@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"context"
@@ -13,33 +13,33 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 func TestMergeRules(t *testing.T) {
-	vendors := tiers.MergeListByID("id")
+	vendors := working.MergeListByID("id")
 	cases := []struct {
 		name               string
-		rule               tiers.MergeRule
+		rule               working.MergeRule
 		defaults, override string
 		want               string // compact JSON, or "" when an error is wanted
 		wantErr            string // part of the error message
 	}{
-		{"replace objects", tiers.Replace, `{"a":1,"b":2}`, `{"b":3}`, `{"b":3}`, ""},
-		{"replace shapes", tiers.Replace, `[1]`, `"x"`, `"x"`, ""},
-		{"replace invalid", tiers.Replace, `[1]`, `{`, "", "override is not valid JSON"},
+		{"replace objects", working.Replace, `{"a":1,"b":2}`, `{"b":3}`, `{"b":3}`, ""},
+		{"replace shapes", working.Replace, `[1]`, `"x"`, `"x"`, ""},
+		{"replace invalid", working.Replace, `[1]`, `{`, "", "override is not valid JSON"},
 
-		{"shallow", tiers.ShallowMerge, `{"a":1,"b":{"x":1,"y":2},"c":3}`, `{"b":{"x":9},"d":4}`, `{"a":1,"b":{"x":9},"c":3,"d":4}`, ""},
-		{"shallow keeps numbers and HTML", tiers.ShallowMerge, `{"n":1.50,"h":"<b>&</b>"}`, `{"m":1e400}`, `{"n":1.50,"h":"<b>&</b>","m":1e400}`, ""},
-		{"shallow null replaces", tiers.ShallowMerge, `{"a":1}`, `{"a":null}`, `{"a":null}`, ""},
-		{"shallow duplicate names", tiers.ShallowMerge, `{"a":1,"a":2}`, `{}`, `{"a":2}`, ""},
-		{"shallow array defaults", tiers.ShallowMerge, `[1]`, `{}`, "", "defaults are an array, not an object"},
-		{"shallow string override", tiers.ShallowMerge, `{}`, `"x"`, "", "override is a string, not an object"},
+		{"shallow", working.ShallowMerge, `{"a":1,"b":{"x":1,"y":2},"c":3}`, `{"b":{"x":9},"d":4}`, `{"a":1,"b":{"x":9},"c":3,"d":4}`, ""},
+		{"shallow keeps numbers and HTML", working.ShallowMerge, `{"n":1.50,"h":"<b>&</b>"}`, `{"m":1e400}`, `{"n":1.50,"h":"<b>&</b>","m":1e400}`, ""},
+		{"shallow null replaces", working.ShallowMerge, `{"a":1}`, `{"a":null}`, `{"a":null}`, ""},
+		{"shallow duplicate names", working.ShallowMerge, `{"a":1,"a":2}`, `{}`, `{"a":2}`, ""},
+		{"shallow array defaults", working.ShallowMerge, `[1]`, `{}`, "", "defaults are an array, not an object"},
+		{"shallow string override", working.ShallowMerge, `{}`, `"x"`, "", "override is a string, not an object"},
 
-		{"deep", tiers.DeepMerge, `{"a":{"x":1,"y":{"p":1,"q":2}},"b":[1,2]}`, `{"a":{"y":{"q":3,"r":4}},"b":[3]}`, `{"a":{"x":1,"y":{"p":1,"q":3,"r":4}},"b":[3]}`, ""},
-		{"deep non-object replaces", tiers.DeepMerge, `{"a":{"x":1}}`, `{"a":"flat"}`, `{"a":"flat"}`, ""},
-		{"deep object over scalar", tiers.DeepMerge, `{"a":1}`, `{"a":{"x":1}}`, `{"a":{"x":1}}`, ""},
-		{"deep top-level array", tiers.DeepMerge, `{"a":1}`, ` [1, 2] `, `[1, 2]`, ""},
+		{"deep", working.DeepMerge, `{"a":{"x":1,"y":{"p":1,"q":2}},"b":[1,2]}`, `{"a":{"y":{"q":3,"r":4}},"b":[3]}`, `{"a":{"x":1,"y":{"p":1,"q":3,"r":4}},"b":[3]}`, ""},
+		{"deep non-object replaces", working.DeepMerge, `{"a":{"x":1}}`, `{"a":"flat"}`, `{"a":"flat"}`, ""},
+		{"deep object over scalar", working.DeepMerge, `{"a":1}`, `{"a":{"x":1}}`, `{"a":{"x":1}}`, ""},
+		{"deep top-level array", working.DeepMerge, `{"a":1}`, ` [1, 2] `, `[1, 2]`, ""},
 
 		{"list by id", vendors,
 			`[{"id":"intercom","label":"Intercom"},{"id":"tidio","label":"Tidio"},{"id":"hubspot","label":"HubSpot"}]`,
@@ -54,25 +54,25 @@ func TestMergeRules(t *testing.T) {
 		{"list item not an object", vendors, `[1]`, `[]`, "", "item 0 of the defaults is a number"},
 		{"list id not a scalar", vendors, `[{"id":{"x":1}}]`, `[]`, "", "not a string or a number"},
 		{"list duplicate id", vendors, `[{"id":"a"},{"id":"a"}]`, `[]`, "", "id a twice"},
-		{"list without field name", tiers.MergeListByID(""), `[]`, `[]`, "", "needs an id field"},
+		{"list without field name", working.MergeListByID(""), `[]`, `[]`, "", "needs an id field"},
 
-		{"merge at", tiers.MergeAt("vendors", vendors),
+		{"merge at", working.MergeAt("vendors", vendors),
 			`{"version":1,"vendors":[{"id":"a","v":1},{"id":"b","v":1}]}`,
 			`{"vendors":[{"id":"b","v":2},{"id":"c","v":2}],"note":"tenant"}`,
 			`{"version":1,"vendors":[{"id":"a","v":1},{"id":"b","v":2},{"id":"c","v":2}],"note":"tenant"}`, ""},
-		{"merge at, one side", tiers.MergeAt("vendors", vendors), `{"vendors":[{"id":"a"}]}`, `{"x":1}`, `{"vendors":[{"id":"a"}],"x":1}`, ""},
-		{"merge at, inner error", tiers.MergeAt("vendors", vendors), `{"vendors":{}}`, `{"vendors":[]}`, "", `field "vendors": list merge`},
-		{"merge at, array", tiers.MergeAt("vendors", vendors), `[]`, `{}`, "", "not an object"},
+		{"merge at, one side", working.MergeAt("vendors", vendors), `{"vendors":[{"id":"a"}]}`, `{"x":1}`, `{"vendors":[{"id":"a"}],"x":1}`, ""},
+		{"merge at, inner error", working.MergeAt("vendors", vendors), `{"vendors":{}}`, `{"vendors":[]}`, "", `field "vendors": list merge`},
+		{"merge at, array", working.MergeAt("vendors", vendors), `[]`, `{}`, "", "not an object"},
 
-		{"shallow keeps white space in values", tiers.ShallowMerge, " {\n \"a\" : [1, 2] ,\t\"b\":{ \"x\" : 1 } } ", `{ "c" : 1.0 }`, `{"a":[1, 2],"b":{ "x" : 1 },"c":1.0}`, ""},
-		{"shallow names by value", tiers.ShallowMerge, `{"\u0061":1,"<&>":2}`, `{"a":3,"\u003c&\u003e":4}`, `{"a":3,"<&>":4}`, ""},
-		{"shallow duplicate object names", tiers.ShallowMerge, `{"a":{"x":1},"b":2,"a":{"y":2}}`, `{"c":3}`, `{"a":{"y":2},"b":2,"c":3}`, ""},
-		{"shallow data after the object", tiers.ShallowMerge, `{"a":1} {"b":2}`, `{}`, "", "defaults is not valid JSON"},
-		{"shallow trailing comma", tiers.ShallowMerge, `{}`, `{"a":1,}`, "", "override is not valid JSON"},
-		{"shallow invalid before shape", tiers.ShallowMerge, `[1]`, `{"a":`, "", "override is not valid JSON"},
-		{"deep keeps white space", tiers.DeepMerge, `{ "a" : { "x" : 1 , "y" : [ 2 ] } }`, `{"a":{ "y" : 3 }}`, `{"a":{"x":1,"y":3}}`, ""},
-		{"deep invalid nested", tiers.DeepMerge, `{"a":{"x":1}}`, `{"a":{"x":}}`, "", "override is not valid JSON"},
-		{"deep invalid non-object", tiers.DeepMerge, `[1,]`, `{}`, "", "defaults is not valid JSON"},
+		{"shallow keeps white space in values", working.ShallowMerge, " {\n \"a\" : [1, 2] ,\t\"b\":{ \"x\" : 1 } } ", `{ "c" : 1.0 }`, `{"a":[1, 2],"b":{ "x" : 1 },"c":1.0}`, ""},
+		{"shallow names by value", working.ShallowMerge, `{"\u0061":1,"<&>":2}`, `{"a":3,"\u003c&\u003e":4}`, `{"a":3,"<&>":4}`, ""},
+		{"shallow duplicate object names", working.ShallowMerge, `{"a":{"x":1},"b":2,"a":{"y":2}}`, `{"c":3}`, `{"a":{"y":2},"b":2,"c":3}`, ""},
+		{"shallow data after the object", working.ShallowMerge, `{"a":1} {"b":2}`, `{}`, "", "defaults is not valid JSON"},
+		{"shallow trailing comma", working.ShallowMerge, `{}`, `{"a":1,}`, "", "override is not valid JSON"},
+		{"shallow invalid before shape", working.ShallowMerge, `[1]`, `{"a":`, "", "override is not valid JSON"},
+		{"deep keeps white space", working.DeepMerge, `{ "a" : { "x" : 1 , "y" : [ 2 ] } }`, `{"a":{ "y" : 3 }}`, `{"a":{"x":1,"y":3}}`, ""},
+		{"deep invalid nested", working.DeepMerge, `{"a":{"x":1}}`, `{"a":{"x":}}`, "", "override is not valid JSON"},
+		{"deep invalid non-object", working.DeepMerge, `[1,]`, `{}`, "", "defaults is not valid JSON"},
 		{"list invalid", vendors, `[{"id":"a"}`, `[]`, "", "defaults is not valid JSON"},
 		{"list invalid override", vendors, `[]`, `[{"id":"a"},]`, "", "override is not valid JSON"},
 		{"list duplicate id names", vendors, `[{"id":"a","id":"b"}]`, `[{"id":"b","v":1}]`, `[{"id":"b","v":1}]`, ""},
@@ -95,7 +95,7 @@ func TestMergeRules(t *testing.T) {
 // TestMergeListByIDDefaultsChange checks a list rule merges the defaults
 // it is given, when they change between calls and when calls overlap.
 func TestMergeListByIDDefaultsChange(t *testing.T) {
-	rule := tiers.MergeListByID("id")
+	rule := working.MergeListByID("id")
 	cases := []struct{ defaults, override, want string }{
 		{`[{"id":"a"},{"id":"b"}]`, `[{"id":"b","v":1}]`, `[{"id":"a"},{"id":"b","v":1}]`},
 		{`[{"id":"a"},{"id":"c"}]`, `[{"id":"b","v":1}]`, `[{"id":"a"},{"id":"c"},{"id":"b","v":1}]`},
@@ -155,7 +155,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
 		ctx := context.Background()
 		d := open()
-		w, _ := newWorking(t, d, tiers.WorkingOptions{})
+		w, _ := newWorking(t, d, working.Options{})
 		admin := platformWorking(t, d, "")
 		agent := analyst.Agent
 		system := memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}
@@ -164,7 +164,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 		initech := memory.Identity{Tenant: "initech", Agent: agent}
 		put := func(id memory.Identity, key, payload string) {
 			t.Helper()
-			doc := tiers.Document{Level: memory.LevelParentAgent, Key: key, Type: "organization", JSON: json.RawMessage(payload)}
+			doc := working.Document{Level: memory.LevelParentAgent, Key: key, Type: "organization", JSON: json.RawMessage(payload)}
 			var err error
 			if id == system {
 				_, err = admin.PutDefault(ctx, id.Agent, doc)
@@ -175,10 +175,10 @@ func TestWorkingLoadMerged(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		w.RegisterMerge("live_chat_vendors", tiers.MergeListByID("id"))
-		w.RegisterMerge("settings", tiers.ShallowMerge)
-		w.RegisterMerge("profile", tiers.DeepMerge)
-		w.RegisterMerge("bad_shape", tiers.ShallowMerge)
+		w.RegisterMerge("live_chat_vendors", working.MergeListByID("id"))
+		w.RegisterMerge("settings", working.ShallowMerge)
+		w.RegisterMerge("profile", working.DeepMerge)
+		w.RegisterMerge("bad_shape", working.ShallowMerge)
 
 		put(system, "live_chat_vendors", vendorDefaults)
 		put(acme, "live_chat_vendors", vendorOverride)
@@ -285,14 +285,14 @@ func TestWorkingCustomSystemTenant(t *testing.T) {
 	ctx := context.Background()
 	d := workingDrivers[0].storage(t)()
 	st := backend.NewStore(d, backend.StoreOptions{SystemTenant: "primepilot"})
-	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	w, err := working.New(st, working.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	admin := platformWorking(t, d, "primepilot")
 	agent := analyst.Agent
-	doc := func(text string) tiers.Document {
-		return tiers.Document{Level: memory.LevelParentAgent, Key: "k", JSON: json.RawMessage(`"` + text + `"`)}
+	doc := func(text string) working.Document {
+		return working.Document{Level: memory.LevelParentAgent, Key: "k", JSON: json.RawMessage(`"` + text + `"`)}
 	}
 	if _, err := admin.PutDefault(ctx, agent, doc("primepilot")); err != nil {
 		t.Fatal(err)
@@ -314,10 +314,10 @@ func TestWorkingCustomSystemTenant(t *testing.T) {
 func TestWorkingPlatformDefaults(t *testing.T) {
 	ctx := context.Background()
 	d := inmem.New(inmem.Options{})
-	w, _ := newWorking(t, d, tiers.WorkingOptions{})
+	w, _ := newWorking(t, d, working.Options{})
 	agent := analyst.Agent
 	impostor := memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent, Instance: "i", Squad: "q", Session: "r"}
-	evil := tiers.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"evil"}]`)}
+	evil := working.Document{Level: memory.LevelParentAgent, Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"evil"}]`)}
 	denied := func(what string, err error) {
 		t.Helper()
 		if !errors.Is(err, memory.ErrPermissionDenied) {
@@ -328,7 +328,7 @@ func TestWorkingPlatformDefaults(t *testing.T) {
 	denied("Put as the system tenant", err)
 	_, err = w.Swap(ctx, impostor, evil, 0)
 	denied("Swap as the system tenant", err)
-	_, err = w.Update(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors", "", func(tiers.Document, bool) (json.RawMessage, error) { return evil.JSON, nil })
+	_, err = w.Update(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors", "", func(working.Document, bool) (json.RawMessage, error) { return evil.JSON, nil })
 	denied("Update as the system tenant", err)
 	_, err = w.Get(ctx, impostor, memory.LevelParentAgent, "live_chat_vendors")
 	denied("Get as the system tenant", err)
@@ -345,15 +345,15 @@ func TestWorkingPlatformDefaults(t *testing.T) {
 	// With the permission, defaults are written, read by every tenant and
 	// removed.
 	admin := platformWorking(t, d, "")
-	put, err := admin.PutDefault(ctx, agent, tiers.Document{Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"intercom"}]`)})
+	put, err := admin.PutDefault(ctx, agent, working.Document{Key: "live_chat_vendors", JSON: json.RawMessage(`[{"id":"intercom"}]`)})
 	if err != nil {
 		t.Fatalf("PutDefault: %v", err)
 	}
-	wantPut := tiers.Document{Version: 1, Scope: memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}}
-	if diff := cmp.Diff(wantPut, put, cmpopts.IgnoreFields(tiers.Document{}, "Level", "Key", "Type", "JSON", "Updated")); diff != "" {
+	wantPut := working.Document{Version: 1, Scope: memory.Identity{Tenant: backend.DefaultSystemTenant, Agent: agent}}
+	if diff := cmp.Diff(wantPut, put, cmpopts.IgnoreFields(working.Document{}, "Level", "Key", "Type", "JSON", "Updated")); diff != "" {
 		t.Fatalf("PutDefault (-want +got):\n%s", diff)
 	}
-	if _, err := admin.PutDefault(ctx, agent, tiers.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrInvalidArgument) {
+	if _, err := admin.PutDefault(ctx, agent, working.Document{Level: memory.LevelSquad, Key: "k", JSON: json.RawMessage(`1`)}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("PutDefault at the SQUAD level: %v, want ErrInvalidArgument", err)
 	}
 	m, err := w.LoadMerged(ctx, memory.Identity{Tenant: "acme", Agent: agent}, "live_chat_vendors")
@@ -386,12 +386,12 @@ func FuzzMergeRules(f *testing.F) {
 	} {
 		f.Add(s[0], s[1])
 	}
-	rules := map[string]tiers.MergeRule{
-		"replace": tiers.Replace,
-		"shallow": tiers.ShallowMerge,
-		"deep":    tiers.DeepMerge,
-		"list":    tiers.MergeListByID("id"),
-		"at":      tiers.MergeAt("vendors", tiers.MergeListByID("id")),
+	rules := map[string]working.MergeRule{
+		"replace": working.Replace,
+		"shallow": working.ShallowMerge,
+		"deep":    working.DeepMerge,
+		"list":    working.MergeListByID("id"),
+		"at":      working.MergeAt("vendors", working.MergeListByID("id")),
 	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		valid := json.Valid([]byte(a)) && json.Valid([]byte(b))
@@ -419,12 +419,12 @@ func FuzzMergeRules(f *testing.F) {
 		// Replace keeps the override; merging with an empty object on
 		// either side changes nothing; a deep merge of a value with itself
 		// is the value.
-		if out, _ := tiers.Replace(json.RawMessage(a), json.RawMessage(b)); string(out) != b {
+		if out, _ := working.Replace(json.RawMessage(a), json.RawMessage(b)); string(out) != b {
 			t.Fatalf("Replace(%q, %q) = %q", a, b, out)
 		}
 		av := decode(t, a)
 		if _, isObject := av.(map[string]any); isObject {
-			for _, rule := range []tiers.MergeRule{tiers.ShallowMerge, tiers.DeepMerge} {
+			for _, rule := range []working.MergeRule{working.ShallowMerge, working.DeepMerge} {
 				for _, out := range []json.RawMessage{must(rule(json.RawMessage(a), json.RawMessage(`{}`))), must(rule(json.RawMessage(`{}`), json.RawMessage(a)))} {
 					if diff := cmp.Diff(av, decode(t, string(out))); diff != "" {
 						t.Fatalf("merging %q with {} gave %q (-want +got):\n%s", a, out, diff)
@@ -432,7 +432,7 @@ func FuzzMergeRules(f *testing.F) {
 				}
 			}
 		}
-		out := must(tiers.DeepMerge(json.RawMessage(a), json.RawMessage(a)))
+		out := must(working.DeepMerge(json.RawMessage(a), json.RawMessage(a)))
 		if diff := cmp.Diff(av, decode(t, string(out))); diff != "" {
 			t.Fatalf("DeepMerge(%q, itself) = %q (-want +got):\n%s", a, out, diff)
 		}

@@ -1,4 +1,4 @@
-package tiers
+package working
 
 import (
 	"bytes"

@@ -1,4 +1,4 @@
-package tiers
+package working
 
 import (
 	"cmp"
@@ -20,18 +20,18 @@ import (
 // without one.
 const DefaultMemoryType = "working"
 
-// WorkingLevels are the six scope levels of keyed working memory, in the
-// document's order. A Working stores rows at these levels only.
-var WorkingLevels = []memory.Level{
+// Levels are the six scope levels of keyed working memory, in the
+// document's order. A Memory stores rows at these levels only.
+var Levels = []memory.Level{
 	memory.LevelSquadAgentRun, memory.LevelSquadAgent, memory.LevelAgentRun,
 	memory.LevelSquadRun, memory.LevelSquad, memory.LevelParentAgent,
 }
 
-// WorkingOptions configure a Working. The zero value is the documented
+// Options configure a Memory. The zero value is the documented
 // default: Update (and Put) retrying lost races until the context ends.
 // The platform defaults live under the store's system tenant
 // (backend.StoreOptions.SystemTenant).
-type WorkingOptions struct {
+type Options struct {
 	// MaxUpdateAttempts bounds how many times Update (and Put) reads,
 	// applies its function and tries to swap before it gives up with
 	// memory.ErrConflict. Zero means no bound: retries go on until the
@@ -67,9 +67,9 @@ type Document struct {
 	Updated time.Time
 }
 
-// Working is keyed JSON working memory: rows of memory_key, memory_type
+// Memory is keyed JSON working memory: rows of memory_key, memory_type
 // and a JSON payload (memory_json), each stored at one of the six scope
-// levels of WorkingLevels, through a *backend.Store.
+// levels of Levels, through a *backend.Store.
 //
 // A row's scope is the caller's identity reduced to what its level keeps
 // (memory.Level.Keyed): squad-scoped rows by tenant agent instance
@@ -89,8 +89,8 @@ type Document struct {
 // Every call that names a level takes the empty level to mean
 // memory.LevelSquadAgentRun, the document's default scope.
 //
-// A Working is safe for concurrent use.
-type Working struct {
+// A Memory is safe for concurrent use.
+type Memory struct {
 	store    *backend.Store
 	attempts int
 
@@ -102,10 +102,10 @@ type Working struct {
 	retries atomic.Int64
 }
 
-// NewWorking returns a Working storing through store. It fails with
+// New returns a Memory storing through store. It fails with
 // memory.ErrInvalidArgument for a nil store, a negative MaxUpdateAttempts
 // or a store whose system tenant is not a valid identity value.
-func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
+func New(store *backend.Store, opt Options) (*Memory, error) {
 	if store == nil {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "working memory needs a store")
 	}
@@ -115,7 +115,7 @@ func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
 	if err := (memory.Identity{Tenant: store.SystemTenant()}).Validate(); err != nil {
 		return nil, err
 	}
-	w := &Working{store: store, attempts: opt.MaxUpdateAttempts, merges: map[string]MergeRule{}}
+	w := &Memory{store: store, attempts: opt.MaxUpdateAttempts, merges: map[string]MergeRule{}}
 	for i := range w.locks {
 		w.locks[i] = make(chan struct{}, 1)
 	}
@@ -125,7 +125,7 @@ func NewWorking(store *backend.Store, opt WorkingOptions) (*Working, error) {
 // SystemTenant returns the tenant whose AGENT rows are the platform
 // defaults: the store's system tenant, which no caller's identity may
 // carry.
-func (w *Working) SystemTenant() string { return w.store.SystemTenant() }
+func (w *Memory) SystemTenant() string { return w.store.SystemTenant() }
 
 // Put stores doc at doc.Level (empty: memory.LevelSquadAgentRun) in id's
 // scope, replacing any row with the same key there, and returns the row as
@@ -138,12 +138,12 @@ func (w *Working) SystemTenant() string { return w.store.SystemTenant() }
 // version and swaps the document in, retrying a lost race as Update does,
 // so the version it returns is the one it stored; elsewhere it writes
 // blindly and returns Version zero.
-func (w *Working) Put(ctx context.Context, id memory.Identity, doc Document) (Document, error) {
+func (w *Memory) Put(ctx context.Context, id memory.Identity, doc Document) (Document, error) {
 	return w.put(ctx, w.store, id, doc)
 }
 
 // put is Put through st: the store, or its platform view.
-func (w *Working) put(ctx context.Context, st *backend.Store, id memory.Identity, doc Document) (Document, error) {
+func (w *Memory) put(ctx context.Context, st *backend.Store, id memory.Identity, doc Document) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
@@ -169,7 +169,7 @@ func (w *Working) put(ctx context.Context, st *backend.Store, id memory.Identity
 // AllowPlatform (memory.Posture), or PutDefault is
 // memory.ErrPermissionDenied and stores nothing. Tenants can never write
 // them, since the system tenant is refused as a caller's tenant.
-func (w *Working) PutDefault(ctx context.Context, agent string, doc Document) (Document, error) {
+func (w *Memory) PutDefault(ctx context.Context, agent string, doc Document) (Document, error) {
 	if doc.Level != "" && doc.Level != memory.LevelParentAgent {
 		return Document{}, memory.Errorf(memory.ErrInvalidArgument, "platform defaults are AGENT rows, not %s rows", doc.Level)
 	}
@@ -179,30 +179,30 @@ func (w *Working) PutDefault(ctx context.Context, agent string, doc Document) (D
 
 // GetDefault returns the platform default stored under key for agent, or
 // memory.ErrNotFound. Reading platform defaults needs no permission.
-func (w *Working) GetDefault(ctx context.Context, agent, key string) (Document, error) {
+func (w *Memory) GetDefault(ctx context.Context, agent, key string) (Document, error) {
 	return w.get1(ctx, w.store.Platform(), w.platformID(agent), memory.LevelParentAgent, key)
 }
 
 // DeleteDefault removes the platform default stored under key for agent
 // and reports whether there was one. Like PutDefault it needs a posture
 // with AllowPlatform.
-func (w *Working) DeleteDefault(ctx context.Context, agent, key string) (bool, error) {
+func (w *Memory) DeleteDefault(ctx context.Context, agent, key string) (bool, error) {
 	return w.delete(ctx, w.store.Platform(), w.platformID(agent), memory.LevelParentAgent, key)
 }
 
 // platformID is the identity platform defaults of agent are stored under.
-func (w *Working) platformID(agent string) memory.Identity {
+func (w *Memory) platformID(agent string) memory.Identity {
 	return memory.Identity{Tenant: w.store.SystemTenant(), Agent: agent}
 }
 
 // Get returns the row stored under key at level in id's scope, or
 // memory.ErrNotFound.
-func (w *Working) Get(ctx context.Context, id memory.Identity, level memory.Level, key string) (Document, error) {
+func (w *Memory) Get(ctx context.Context, id memory.Identity, level memory.Level, key string) (Document, error) {
 	return w.get1(ctx, w.store, id, level, key)
 }
 
 // get1 is Get through st: the store, or its platform view.
-func (w *Working) get1(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (Document, error) {
+func (w *Memory) get1(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (Document, error) {
 	if err := ctx.Err(); err != nil {
 		return Document{}, err
 	}
@@ -224,7 +224,7 @@ func (w *Working) get1(ctx context.Context, st *backend.Store, id memory.Identit
 }
 
 // get runs an exact query and returns its row, if any.
-func (w *Working) get(ctx context.Context, dq backend.Query) (Document, bool, error) {
+func (w *Memory) get(ctx context.Context, dq backend.Query) (Document, bool, error) {
 	recs, err := w.store.Driver().List(ctx, dq)
 	if err != nil || len(recs) == 0 {
 		return Document{}, false, err
@@ -236,7 +236,7 @@ func (w *Working) get(ctx context.Context, dq backend.Query) (Document, bool, er
 // first, only those of memoryType unless it is empty. The AGENT level is
 // memory.ErrInvalidArgument: its rows are loaded only by key (Get,
 // LoadMerged).
-func (w *Working) List(ctx context.Context, id memory.Identity, level memory.Level, memoryType string) ([]Document, error) {
+func (w *Memory) List(ctx context.Context, id memory.Identity, level memory.Level, memoryType string) ([]Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (w *Working) List(ctx context.Context, id memory.Identity, level memory.Lev
 // any run of the squad — newest first, only those of memoryType unless it
 // is empty. AGENT rows, which have no squad, are never among them, nor
 // AGENT_RUN rows. id must have a squad (memory.ErrIncompleteScope).
-func (w *Working) ListSquad(ctx context.Context, id memory.Identity, memoryType string) ([]Document, error) {
+func (w *Memory) ListSquad(ctx context.Context, id memory.Identity, memoryType string) ([]Document, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -278,12 +278,12 @@ func (w *Working) ListSquad(ctx context.Context, id memory.Identity, memoryType 
 
 // Delete removes the row stored under key at level in id's scope and
 // reports whether there was one.
-func (w *Working) Delete(ctx context.Context, id memory.Identity, level memory.Level, key string) (bool, error) {
+func (w *Memory) Delete(ctx context.Context, id memory.Identity, level memory.Level, key string) (bool, error) {
 	return w.delete(ctx, w.store, id, level, key)
 }
 
 // delete is Delete through st: the store, or its platform view.
-func (w *Working) delete(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (bool, error) {
+func (w *Memory) delete(ctx context.Context, st *backend.Store, id memory.Identity, level memory.Level, key string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
@@ -321,7 +321,7 @@ func documents(recs []memory.Record, memoryType string, keep func(memory.Level) 
 // narrows it to the row's whole keyed identity, fields the level does not
 // keep matching only empty values, so no row of another level or
 // attribution can match.
-func (w *Working) exact(st *backend.Store, id memory.Identity, level memory.Level, key string) (backend.Query, error) {
+func (w *Memory) exact(st *backend.Store, id memory.Identity, level memory.Level, key string) (backend.Query, error) {
 	if level == "" {
 		level = memory.LevelSquadAgentRun
 	}
@@ -352,7 +352,7 @@ func (w *Working) exact(st *backend.Store, id memory.Identity, level memory.Leve
 
 // record validates doc for id writing through st and returns the record
 // that stores it.
-func (w *Working) record(st *backend.Store, id memory.Identity, doc Document) (memory.Record, error) {
+func (w *Memory) record(st *backend.Store, id memory.Identity, doc Document) (memory.Record, error) {
 	if doc.Level == "" {
 		doc.Level = memory.LevelSquadAgentRun
 	}
@@ -370,7 +370,7 @@ func (w *Working) record(st *backend.Store, id memory.Identity, doc Document) (m
 }
 
 // CheckDocument validates what a write stores of doc: Level is one of
-// WorkingLevels; Key is not empty, at most memory.MaxKeyBytes of valid
+// Levels; Key is not empty, at most memory.MaxKeyBytes of valid
 // UTF-8 without NUL or control characters; Type is at most
 // memory.MaxLabelBytes of the same; JSON passes memory.CheckJSON. It
 // reports memory.ErrInvalidArgument, or memory.ErrTooLarge for a limit.
@@ -394,7 +394,7 @@ func CheckDocument(doc Document) error {
 }
 
 func checkLevel(l memory.Level) error {
-	for _, w := range WorkingLevels {
+	for _, w := range Levels {
 		if l == w {
 			return nil
 		}

@@ -1,4 +1,4 @@
-package tiers
+package agentspec
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/tiers"
 )
 
 // The environment contract of the document: what the workflow controller
@@ -28,7 +29,7 @@ type Environment struct {
 	// backend/configmap driver.
 	AgentMemory string
 	// MountPath is where the PVC for vector memory is mounted; empty
-	// means DefaultVectorDir (/var/run/agent-memory).
+	// means tiers.DefaultVectorDir (/var/run/agent-memory).
 	MountPath string
 }
 
@@ -38,8 +39,8 @@ func EnvironmentFromOS() Environment {
 	return Environment{MemoryType: os.Getenv(EnvMemoryType), AgentMemory: os.Getenv(EnvAgentMemory)}
 }
 
-// FromSpec builds the memory a Spec describes, as the executor does at
-// start-up: MEMORY_TYPE, when set, must be a valid type and agree with
+// NewMemory builds the step memory a Spec describes, as the executor does
+// at start-up: MEMORY_TYPE, when set, must be a valid type and agree with
 // spec.memory.type when that is set too (a disagreement is
 // memory.ErrInvalidArgument naming both); ttl, maxEntries and
 // maxContextTokens carry over; vector memory lives at the mount path.
@@ -52,11 +53,12 @@ func EnvironmentFromOS() Environment {
 // store over the in-memory driver:
 //
 //	store := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Posture: posture})
-//	mem, err := tiers.FromSpec(ctx, store, spec, tiers.EnvironmentFromOS())
+//	mem, err := agentspec.NewMemory(ctx, store, spec, agentspec.EnvironmentFromOS())
 //
-// A nil store is memory.ErrInvalidArgument. The caller closes a *Vector it
+// A nil store is memory.ErrInvalidArgument, from the type's constructor.
+// On any error the memory is nil. The caller closes a *tiers.Vector it
 // gets back, and the store once the memory is no longer used.
-func FromSpec(ctx context.Context, store *backend.Store, spec Spec, env Environment) (StepMemory, error) {
+func NewMemory(ctx context.Context, store *backend.Store, spec Spec, env Environment) (tiers.StepMemory, error) {
 	if err := spec.Validate(); err != nil {
 		return nil, err
 	}
@@ -71,18 +73,24 @@ func FromSpec(ctx context.Context, store *backend.Store, spec Spec, env Environm
 		}
 		t = et
 	}
-	if store == nil {
-		return nil, needStore(string(t))
-	}
+	var (
+		mem tiers.StepMemory
+		err error
+	)
 	switch t {
 	case TypeNone:
-		return NewNone(store)
+		mem, err = tiers.NewNone(store)
 	case TypeSummary:
-		return NewSummary(store, SummaryOptions{MaxEntries: spec.MaxEntries, TTL: spec.TTLDuration(),
+		mem, err = tiers.NewSummary(store, tiers.SummaryOptions{MaxEntries: spec.MaxEntries, TTL: spec.TTLDuration(),
 			MaxContextTokens: spec.MaxContextTokens})
 	case TypeVector:
-		return NewVector(ctx, store, VectorOptions{Dir: env.MountPath, MaxContextTokens: spec.MaxContextTokens,
+		mem, err = tiers.NewVector(ctx, store, tiers.VectorOptions{Dir: env.MountPath, MaxContextTokens: spec.MaxContextTokens,
 			TTL: spec.TTLDuration(), MaxEntries: spec.MaxEntries})
+	default:
+		mem, err = tiers.NewBuffer(store, tiers.BufferOptions{})
 	}
-	return NewBuffer(store, BufferOptions{})
+	if err != nil {
+		return nil, err // not a typed nil in the interface
+	}
+	return mem, nil
 }

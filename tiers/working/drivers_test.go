@@ -1,4 +1,4 @@
-package tiers_test
+package working_test
 
 import (
 	"os"
@@ -14,7 +14,7 @@ import (
 	"github.com/agentmem/memory/backend/postgres"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/internal/pgtest"
-	"github.com/agentmem/memory/tiers"
+	"github.com/agentmem/memory/tiers/working"
 )
 
 // workingDriver is one driver working memory is tested over. storage
@@ -87,11 +87,11 @@ func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open fun
 	}
 }
 
-// newWorking returns a Working over a new store on d.
-func newWorking(t testing.TB, d backend.Driver, opt tiers.WorkingOptions) (*tiers.Working, *backend.Store) {
+// newWorking returns a Memory over a new store on d.
+func newWorking(t testing.TB, d backend.Driver, opt working.Options) (*working.Memory, *backend.Store) {
 	t.Helper()
 	st := backend.NewStore(d, backend.StoreOptions{})
-	w, err := tiers.NewWorking(st, opt)
+	w, err := working.New(st, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +101,10 @@ func newWorking(t testing.TB, d backend.Driver, opt tiers.WorkingOptions) (*tier
 // platformWorking returns working memory over d whose store may write
 // platform defaults (Posture.AllowPlatform) under the given system
 // tenant (empty: the default), as an administrative program has.
-func platformWorking(t testing.TB, d backend.Driver, systemTenant string) *tiers.Working {
+func platformWorking(t testing.TB, d backend.Driver, systemTenant string) *working.Memory {
 	t.Helper()
 	st := backend.NewStore(d, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}, SystemTenant: systemTenant})
-	w, err := tiers.NewWorking(st, tiers.WorkingOptions{})
+	w, err := working.New(st, working.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

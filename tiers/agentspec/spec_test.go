@@ -1,4 +1,4 @@
-package tiers
+package agentspec
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 	"github.com/agentmem/memory"
 )
 
-func TestParseSpecDocumentExamples(t *testing.T) {
+func TestParseDocumentExamples(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		json string
@@ -27,12 +27,12 @@ func TestParseSpecDocumentExamples(t *testing.T) {
 		{"empty", `{}`, Spec{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := ParseSpec([]byte(c.json))
+			got, err := Parse([]byte(c.json))
 			if err != nil {
-				t.Fatalf("ParseSpec: %v", err)
+				t.Fatalf("Parse: %v", err)
 			}
 			if diff := cmp.Diff(c.want, got); diff != "" {
-				t.Errorf("ParseSpec (-want +got):\n%s", diff)
+				t.Errorf("Parse (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -44,9 +44,9 @@ func TestParseSpecDocumentExamples(t *testing.T) {
 	}
 }
 
-// TestParseSpecErrors checks that every invalid value is refused with an
+// TestParseErrors checks that every invalid value is refused with an
 // error naming the field and, where there is a list, the allowed values.
-func TestParseSpecErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, c := range []struct {
 		json string
 		kind error
@@ -76,14 +76,14 @@ func TestParseSpecErrors(t *testing.T) {
 		{"{\"backend\": \"a\xffb\"}", memory.ErrInvalidArgument, []string{"not valid UTF-8"}}, // JSON would repair it
 		{"type: buffer\nbackend: a\xffb\n", memory.ErrInvalidArgument, []string{"not valid UTF-8"}},
 	} {
-		_, err := ParseSpec([]byte(c.json))
+		_, err := Parse([]byte(c.json))
 		if !errors.Is(err, c.kind) {
-			t.Errorf("ParseSpec(%.60s) = %v, want %v", c.json, err, c.kind)
+			t.Errorf("Parse(%.60s) = %v, want %v", c.json, err, c.kind)
 			continue
 		}
 		for _, s := range c.says {
 			if !strings.Contains(err.Error(), s) {
-				t.Errorf("ParseSpec(%.60s): error %q does not say %q", c.json, err, s)
+				t.Errorf("Parse(%.60s): error %q does not say %q", c.json, err, s)
 			}
 		}
 	}
@@ -132,35 +132,35 @@ spec:
 `
 )
 
-func TestParseSpecYAML(t *testing.T) {
-	got, err := ParseSpec([]byte(docSummaryYAML))
+func TestParseYAML(t *testing.T) {
+	got, err := Parse([]byte(docSummaryYAML))
 	if err != nil {
 		t.Errorf("the document's summary block: %v", err)
 	} else if diff := cmp.Diff(Spec{Type: TypeSummary, MaxEntries: 10, TTL: "7d"}, got); diff != "" {
 		t.Errorf("the document's summary block (-want +got):\n%s", diff)
 	}
-	got, err = ParseSpec([]byte(docVectorYAML))
+	got, err = Parse([]byte(docVectorYAML))
 	want := Spec{Type: TypeVector, MaxContextTokens: 8000, PersistentStorage: PersistentStorage{Enabled: true, VolumeClaimRef: "my-agent-memory"}}
 	if err != nil {
 		t.Errorf("the document's vector block: %v", err)
 	} else if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the document's vector block (-want +got):\n%s", diff)
 	}
-	got, err = SpecFromAgent([]byte(docAgentYAML))
+	got, err = ParseManifest([]byte(docAgentYAML))
 	want.PersistentStorage.VolumeClaimRef = "knowledge-retriever-memory"
 	if err != nil {
 		t.Errorf("the document's Agent: %v", err)
 	} else if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the document's Agent (-want +got):\n%s", diff)
 	}
-	got, err = SpecFromAgent([]byte("kind: Agent\nspec:\n  role: writer\n"))
+	got, err = ParseManifest([]byte("kind: Agent\nspec:\n  role: writer\n"))
 	if err != nil || got.MemoryType() != TypeBuffer {
 		t.Errorf("an Agent without spec.memory = %+v, %v; want the buffer default", got, err)
 	}
-	if _, err := SpecFromAgent([]byte("spec:\n  memory:\n    type: vectr\n")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.type") {
+	if _, err := ParseManifest([]byte("spec:\n  memory:\n    type: vectr\n")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.type") {
 		t.Errorf("an Agent with a bad type = %v, want an error naming spec.memory.type", err)
 	}
-	if _, err := SpecFromAgent([]byte("{\"spec\": {\"memory\": {\"backend\": \"\xff\"}}}")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "UTF-8") {
+	if _, err := ParseManifest([]byte("{\"spec\": {\"memory\": {\"backend\": \"\xff\"}}}")); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "UTF-8") {
 		t.Errorf("an Agent that is not valid UTF-8 = %v, want ErrInvalidArgument", err)
 	}
 	if err := (Spec{Backend: "\xff"}).Validate(); !errors.Is(err, memory.ErrInvalidArgument) || !strings.Contains(err.Error(), "spec.memory.backend") {
@@ -168,14 +168,14 @@ func TestParseSpecYAML(t *testing.T) {
 	}
 }
 
-func FuzzParseSpec(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(docSummaryYAML))
 	f.Add([]byte(docVectorYAML))
 	for _, s := range []string{`{"type":"summary","maxEntries":10,"ttl":"7d"}`, `{"type":"vector","persistentStorage":{"enabled":true,"volumeClaimRef":"a"}}`, `{}`, `{"ttl":"2w"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := ParseSpec(data)
+		s, err := Parse(data)
 		if err != nil {
 			var me *memory.Error
 			if !errors.As(err, &me) {
@@ -184,7 +184,7 @@ func FuzzParseSpec(f *testing.F) {
 			return
 		}
 		if err := s.Validate(); err != nil {
-			t.Fatalf("ParseSpec accepted %q, which does not validate: %v", data, err)
+			t.Fatalf("Parse accepted %q, which does not validate: %v", data, err)
 		}
 	})
 }
