@@ -10,7 +10,6 @@ package sqlite
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -18,41 +17,6 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 )
-
-// DriverName is the database/sql driver name the cgo build opens
-// databases with; without cgo, go-sqlite3 registers a stub under it.
-const DriverName = "sqlite3"
-
-// MemoryPath is the path that opens a private in-memory database with
-// Open, in the cgo build.
-const MemoryPath = ":memory:"
-
-// SchemaVersion is the schema version the cgo build writes and reads.
-const SchemaVersion = 3
-
-// Default option values of the cgo build.
-const (
-	// DefaultBusyTimeout is the default of Options.BusyTimeout.
-	DefaultBusyTimeout = 5 * time.Second
-	// DefaultMinReadConns is the least number of read connections Open
-	// keeps by default.
-	DefaultMinReadConns = 4
-)
-
-// Options are the cgo build's options, accepted here so that programs
-// setting them compile; Open and New fail whatever they hold.
-type Options struct {
-	// Clock decides expiry.
-	Clock backend.Clock
-	// Logger receives the driver's debug records and warnings.
-	Logger *slog.Logger
-	// BusyTimeout is how long a write waits for another process's lock.
-	BusyTimeout time.Duration
-	// ReadConns is the size of Open's read pool.
-	ReadConns int
-	// SyncFull syncs the WAL at every commit.
-	SyncFull bool
-}
 
 // Driver is the cgo build's backend.Driver, Sweeper, Swapper,
 // VectorSearcher and Claimer. Without cgo, Open and New never return one,

@@ -11,10 +11,6 @@ import (
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-// SchemaVersion is the schema version this driver writes and reads. A file
-// with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 3
-
 // migrations[i] takes the schema from version i to version i+1.
 //
 // The identity indexes are partial: a record is in the index of a field
