@@ -2,6 +2,7 @@ package tiers
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // Defaults of VectorOptions. Pruning is on by default: without it a
@@ -83,7 +85,8 @@ type VectorOptions struct {
 // Writes are atomic: the file is written in
 // the ".tmp" subdirectory and fsynced, the index is appended and fsynced,
 // then the file is renamed into place and the directory fsynced, all under
-// an exclusive flock on ".lock", so several processes can share the
+// an exclusive lock on ".lock" (flock(2), or LockFileEx on Windows;
+// elsewhere vector memory fails with memory.ErrUnimplemented), so several processes can share the
 // directory and lose nothing. A crash mid-write leaves at most a temporary
 // file (ignored, and removed by the next NewVector or Rebuild) and an index
 // line whose file never appeared (skipped); a Save that has returned is
@@ -119,7 +122,7 @@ type Vector struct {
 	frame      int
 	closed     atomic.Bool
 
-	mu       sync.Mutex // guards view, search and building; taken before the flock
+	mu       sync.Mutex // guards view, search and building; taken before the file lock
 	view     indexView
 	search   searchIndex
 	building chan struct{} // closed when the background index build ends; nil when none is at work
@@ -358,7 +361,7 @@ func (v *Vector) Save(ctx context.Context, id memory.Identity, step Step) error 
 
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	release, err := v.lock(ctx, lockExclusive)
+	release, err := v.lock(ctx, osfile.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -404,18 +407,20 @@ func (v *Vector) freshName() (string, error) {
 // caller holds the exclusive lock. A crash before the rename leaves an
 // index line whose file does not exist, which readers skip.
 func (v *Vector) writeEntry(e vectorEntry) error {
-	tmp := filepath.Join(v.dir, vectorTempDir, tempName())
-	if err := writeFileSynced(tmp, encodeEntry(e)); err != nil {
-		os.Remove(tmp)
+	tmp, err := osfile.WriteTemp(filepath.Join(v.dir, vectorTempDir), "", 0o640, func(w io.Writer) error {
+		_, err := w.Write(encodeEntry(e))
+		return err
+	})
+	if err != nil {
 		return fsError(err, "writing vector entry "+e.name)
 	}
 	if err := v.appendIndex(addLine(e)); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, e.name)); err != nil {
+	if err := osfile.Rename(tmp, filepath.Join(v.dir, e.name)); err != nil {
 		os.Remove(tmp)
 		return fsError(err, "renaming vector entry "+e.name)
 	}
-	return fsError(syncDir(v.dir), "syncing the vector directory")
+	return nil
 }

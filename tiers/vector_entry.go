@@ -3,19 +3,17 @@ package tiers
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // vectorEntry is what the index knows of one entry file: enough to scope,
@@ -191,61 +189,14 @@ func readEntry(dir string, e vectorEntry) (text string, ok bool, err error) {
 	return text, true, nil
 }
 
-// writeFileSynced creates path exclusively, writes data and fsyncs it.
-func writeFileSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// syncDir fsyncs a directory, making renames and removals in it durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// tempName returns a fresh name for a file in the temporary directory.
+// tempName returns 96 random bits in hex: index headers carry the first
+// 64 of them.
 func tempName() string {
 	var r [12]byte
 	_, _ = rand.Read(r[:])
 	return hex.EncodeToString(r[:])
 }
 
-// fsError classifies a file-system error: a missing file or directory is
-// memory.ErrNotFound, a refused one memory.ErrPermissionDenied, a full disk
-// memory.ErrTooLarge, and any other I/O failure memory.ErrClosed (the
-// storage is unusable for this call). The native error stays reachable
-// with errors.As.
-func fsError(err error, msg string) error {
-	var me *memory.Error
-	if err == nil || errors.As(err, &me) {
-		return err
-	}
-	kind := memory.ErrClosed
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		kind = memory.ErrNotFound
-	case errors.Is(err, fs.ErrPermission):
-		kind = memory.ErrPermissionDenied
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EFBIG):
-		kind = memory.ErrTooLarge
-	}
-	return memory.Wrap(kind, err, msg)
-}
+// fsError classifies a file-system error with the memory sentinel it
+// belongs to; see osfile.Classify.
+func fsError(err error, msg string) error { return osfile.Classify(err, msg) }

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // The files vector memory keeps beside its entries. They start with a dot,
@@ -24,7 +24,7 @@ const (
 	// and replaced whole (temporary file, fsync, rename) when compacted or
 	// rebuilt.
 	vectorIndexFile = ".index"
-	// vectorLockFile is flocked: shared to read the index, exclusive to
+	// vectorLockFile is locked: shared to read the index, exclusive to
 	// write entries or the index. It is never replaced.
 	vectorLockFile = ".lock"
 	// vectorTempDir holds files being written. It sits inside the
@@ -137,39 +137,24 @@ func parseLineString(s string) (add bool, e vectorEntry, ok bool) {
 	return true, e, true
 }
 
-// lock takes the directory's flock in mode how, waiting while another
+// lock takes the directory's lock in mode how, waiting while another
 // process or Vector holds a conflicting one, and returns the function that
 // releases it. Each call opens the lock file anew, so goroutines of one
 // process exclude each other as separate processes do. A done context
 // stops the wait.
-func (v *Vector) lock(ctx context.Context, how int) (func(), error) {
+func (v *Vector) lock(ctx context.Context, how osfile.Mode) (func(), error) {
 	f, err := os.OpenFile(filepath.Join(v.dir, vectorLockFile), os.O_RDWR|os.O_CREATE, 0o640)
 	if err != nil {
 		return nil, fsError(err, "opening the vector lock file")
 	}
-	delay := 100 * time.Microsecond
-	for {
-		busy, err := tryLock(f, how)
-		if err != nil {
-			f.Close()
-			return nil, fsError(err, "locking the vector directory")
-		}
-		if !busy {
-			return func() {
-				_ = unlock(f)
-				_ = f.Close()
-			}, nil
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			f.Close()
-			return nil, ctx.Err()
-		case <-t.C:
-		}
-		delay = min(2*delay, 10*time.Millisecond)
+	if err := osfile.Lock(ctx, f, how); err != nil {
+		f.Close()
+		return nil, fsError(err, "locking the vector directory")
 	}
+	return func() {
+		_ = osfile.Unlock(f)
+		_ = f.Close()
+	}, nil
 }
 
 // openIndex opens the index for reading under a shared lock and returns it
@@ -190,7 +175,7 @@ func (v *Vector) openIndex(ctx context.Context) (*os.File, int64, error) {
 }
 
 func (v *Vector) openIndexShared(ctx context.Context) (*os.File, int64, error) {
-	release, err := v.lock(ctx, lockShared)
+	release, err := v.lock(ctx, osfile.Shared)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -215,7 +200,7 @@ func (v *Vector) openIndexShared(ctx context.Context) (*os.File, int64, error) {
 // in the temporary directory, and rebuilds the index from the directory
 // when it is missing or unrecognisable.
 func (v *Vector) ensureIndex(ctx context.Context) error {
-	release, err := v.lock(ctx, lockExclusive)
+	release, err := v.lock(ctx, osfile.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -273,7 +258,7 @@ func (v *Vector) Rebuild(ctx context.Context) error {
 	if err := v.check(ctx); err != nil {
 		return err
 	}
-	release, err := v.lock(ctx, lockExclusive)
+	release, err := v.lock(ctx, osfile.Exclusive)
 	if err != nil {
 		return err
 	}
@@ -317,16 +302,11 @@ func (v *Vector) replaceIndex(entries []vectorEntry) error {
 	for _, e := range entries {
 		b.WriteString(addLine(e))
 	}
-	tmp := filepath.Join(v.dir, vectorTempDir, tempName())
-	if err := writeFileSynced(tmp, b.Bytes()); err != nil {
-		os.Remove(tmp)
-		return fsError(err, "writing the vector index")
-	}
-	if err := os.Rename(tmp, filepath.Join(v.dir, vectorIndexFile)); err != nil {
-		os.Remove(tmp)
-		return fsError(err, "replacing the vector index")
-	}
-	return fsError(syncDir(v.dir), "syncing the vector directory")
+	err := osfile.Replace(filepath.Join(v.dir, vectorIndexFile), filepath.Join(v.dir, vectorTempDir), "", 0o640, func(w io.Writer) error {
+		_, err := b.WriteTo(w)
+		return err
+	})
+	return fsError(err, "replacing the vector index")
 }
 
 // appendIndex appends lines to the index and fsyncs it. The caller holds

@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // wordCounter counts words: a cheap stand-in where exact counts do not
@@ -131,7 +132,7 @@ func TestVectorLockWaitHonoursContext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	release, err := v.lock(ctx, lockExclusive) // another writer holds the lock
+	release, err := v.lock(ctx, osfile.Exclusive) // another writer holds the lock
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // pruneLocked deletes the entries filter selects beyond the newest
@@ -65,7 +66,7 @@ func (v *Vector) deleteLocked(ctx context.Context, doomed []*viewEntry) error {
 	if err := v.appendIndex(lines.String()); err != nil {
 		return err
 	}
-	if err := fsError(syncDir(v.dir), "syncing the vector directory"); err != nil {
+	if err := fsError(osfile.SyncDir(v.dir), "syncing the vector directory"); err != nil {
 		return err
 	}
 	if err := v.refreshLocked(); err != nil {
@@ -117,7 +118,7 @@ func (v *Vector) Forget(ctx context.Context, id memory.Identity, level memory.Le
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	release, err := v.lock(ctx, lockExclusive)
+	release, err := v.lock(ctx, osfile.Exclusive)
 	if err != nil {
 		return 0, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // Limits of Search.
@@ -149,7 +150,7 @@ func (v *Vector) dropGone(top []hit, drop func(*viewEntry)) (bool, error) {
 // holds v.mu.
 func (v *Vector) refreshSearch(ctx context.Context) error {
 	for attempt := 0; ; attempt++ {
-		release, err := v.lock(ctx, lockShared)
+		release, err := v.lock(ctx, osfile.Shared)
 		if err != nil {
 			return err
 		}

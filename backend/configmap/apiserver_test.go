@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -250,13 +249,14 @@ type process struct {
 	err  error         // its exit, once done is closed
 }
 
-// startProcess starts path with args, collecting its output. The kernel
-// kills it if the test process dies first (Linux's parent-death signal),
-// so a killed test run leaves no server behind.
+// startProcess starts path with args, collecting its output. On Linux the
+// kernel kills it if the test process dies first (the parent-death
+// signal), so a killed test run leaves no server behind; see
+// dieWithParent.
 func startProcess(path string, args ...string) (*process, error) {
 	p := &process{name: filepath.Base(path), cmd: exec.Command(path, args...), done: make(chan struct{})}
 	p.cmd.Stdout, p.cmd.Stderr = &p.log, &p.log
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	p.cmd.SysProcAttr = dieWithParent()
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s: %w", p.name, err)
 	}

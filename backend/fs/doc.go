@@ -15,7 +15,9 @@
 // the length and the payload — either a batch of records,
 // each with its version (one Put or Swap), or a batch of tombstones (the
 // tenant and id of each record one Delete or Sweep removed: ids are unique
-// per tenant). lock is an empty file that writers lock with flock(2).
+// per tenant). lock is an empty file that writers lock with flock(2)
+// (LockFileEx on Windows; platforms with neither fail with
+// memory.ErrUnimplemented).
 // A log of format 1, written before ids were unique per tenant (its
 // tombstones name ids alone), is read as it was written and rewritten in
 // the current format by the first Open or write; drivers that read only
@@ -48,10 +50,10 @@
 // frame a moment before that process's fsync returns. Writes hold the lock only while they catch
 // up, check their batch against the current records (identity conflicts,
 // versions, the vector dimension), append and fsync, so every write sees
-// every write before it, in any process. flock locks belong to an open
+// every write before it, in any process. The locks belong to an open
 // file, so two Drivers of one process exclude each other exactly as two
 // processes do. The lock is advisory and local: the directory must not be
-// shared over a network filesystem whose flock is not coherent.
+// shared over a network filesystem whose locks are not coherent.
 //
 // # Compaction
 //

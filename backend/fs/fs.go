@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // Default option values.
@@ -59,7 +60,7 @@ type Driver struct {
 	// is unchanged; catching up, and writing, hold it exclusively.
 	mu     sync.RWMutex
 	closed bool
-	lock   *os.File    // the lock file, flock'ed by writers
+	lock   *os.File    // the lock file, locked by writers
 	file   *os.File    // the log, open for reading and appending
 	info   os.FileInfo // file's identity, to notice a compaction elsewhere
 	gen    uint64      // file's generation
@@ -112,10 +113,10 @@ func Open(dir string, opt Options) (*Driver, error) {
 // crashed compactions, creates the log if there is none, loads it and
 // cuts off a torn tail.
 func (d *Driver) openLocked() error {
-	if err := lockFile(context.Background(), d.lock); err != nil {
-		return err
+	if err := osfile.Lock(context.Background(), d.lock, osfile.Exclusive); err != nil {
+		return classify(err, "locking "+lockName)
 	}
-	defer func() { _ = unlockFile(d.lock) }()
+	defer func() { _ = osfile.Unlock(d.lock) }()
 	if err := removeTemps(d.dir); err != nil {
 		return err
 	}
@@ -215,10 +216,10 @@ func (d *Driver) write(ctx context.Context, fn func(x *index) error) error {
 	if closed {
 		return errClosed()
 	}
-	if err := lockFile(ctx, d.lock); err != nil {
-		return err
+	if err := osfile.Lock(ctx, d.lock, osfile.Exclusive); err != nil {
+		return classify(err, "locking "+lockName)
 	}
-	defer func() { _ = unlockFile(d.lock) }()
+	defer func() { _ = osfile.Unlock(d.lock) }()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.catchUp(true); err != nil {

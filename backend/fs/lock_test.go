@@ -5,12 +5,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // TestWriteWaitsForTheLock holds the directory's write lock through a file
@@ -30,7 +30,7 @@ func TestWriteWaitsForTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_EX); err != nil {
+	if err := osfile.Lock(context.Background(), other, osfile.Exclusive); err != nil {
 		t.Fatal(err)
 	}
 
@@ -54,7 +54,7 @@ func TestWriteWaitsForTheLock(t *testing.T) {
 		t.Fatalf("Put returned %v while another held the lock", err)
 	case <-time.After(50 * time.Millisecond):
 	}
-	if err := syscall.Flock(int(other.Fd()), syscall.LOCK_UN); err != nil {
+	if err := osfile.Unlock(other); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-done; err != nil {

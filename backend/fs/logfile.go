@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/osfile"
 )
 
 // Names in the store's directory.
@@ -153,54 +154,19 @@ func shrunk(err error) (tail, error) {
 }
 
 // writeLog writes a complete log file — header, then the frames body
-// writes — under a temporary name, syncs it, renames it to logName and
-// syncs the directory, so the file appears whole or not at all.
-func writeLog(dir string, h logHeader, body func(w io.Writer) error) (err error) {
-	tmp, err := os.CreateTemp(dir, tempPrefix+"*")
-	if err != nil {
-		return classify(err, "creating a new "+logName)
-	}
-	defer func() {
-		if err != nil {
-			_ = tmp.Close()
-			_ = os.Remove(tmp.Name())
-		}
-	}()
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	if _, err := w.Write(encodeHeader(h)); err != nil {
-		return classify(err, "writing a new "+logName)
-	}
-	if body != nil {
-		if err := body(w); err != nil {
+// writes — under a temporary name and puts it in place as logName with
+// osfile.Replace, so the file appears whole or not at all.
+func writeLog(dir string, h logHeader, body func(w io.Writer) error) error {
+	err := osfile.Replace(filepath.Join(dir, logName), dir, tempPrefix, 0o600, func(w io.Writer) error {
+		if _, err := w.Write(encodeHeader(h)); err != nil {
 			return err
 		}
-	}
-	if err := w.Flush(); err != nil {
-		return classify(err, "writing a new "+logName)
-	}
-	if err := tmp.Sync(); err != nil {
-		return classify(err, "syncing a new "+logName)
-	}
-	if err := tmp.Close(); err != nil {
-		return classify(err, "closing a new "+logName)
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(dir, logName)); err != nil {
-		return classify(err, "renaming a new "+logName)
-	}
-	return syncDir(dir)
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return classify(err, "opening the directory to sync it")
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return classify(err, "syncing the directory")
-	}
-	return nil
+		if body == nil {
+			return nil
+		}
+		return body(w)
+	})
+	return classify(err, "writing a new "+logName)
 }
 
 // removeTemps removes logs left half-written by a crash during creation

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite
 
 import (
@@ -8,10 +10,6 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
-
-// SchemaVersion is the schema version this driver writes and reads. A file
-// with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 3
 
 // migrations[i] takes the schema from version i to version i+1.
 //

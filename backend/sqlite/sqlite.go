@@ -1,3 +1,5 @@
+//go:build cgo
+
 // Package sqlite is the embedded default storage driver: every record lives
 // in one SQLite file, read and written through github.com/mattn/go-sqlite3
 // and github.com/jmoiron/sqlx. It needs no service and no set-up beyond a
@@ -84,24 +86,6 @@ import (
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-// DriverName is the database/sql driver name the package opens databases
-// with. It is registered by github.com/mattn/go-sqlite3.
-const DriverName = "sqlite3"
-
-// MemoryPath is the path that opens a private in-memory database with Open.
-// Its records are lost at Close.
-const MemoryPath = ":memory:"
-
-// Default option values.
-const (
-	// DefaultBusyTimeout is how long a write waits for a writer in another
-	// process before failing with memory.ErrConflict.
-	DefaultBusyTimeout = 5 * time.Second
-	// DefaultMinReadConns is the least number of read connections Open
-	// keeps; the default is the larger of it and GOMAXPROCS.
-	DefaultMinReadConns = 4
-)
-
 // Per-connection settings for the connections Open makes.
 const (
 	// walBackstopPages is the writer's own automatic checkpoint threshold.
@@ -118,30 +102,6 @@ const (
 	readerCacheKiB     = 16 << 10 // page cache of each reader connection
 	stmtCacheSize      = 64       // prepared statements kept per connection: Put uses 16, Enqueue 7
 )
-
-// Options configure a Driver. The zero value is the documented default.
-type Options struct {
-	// Clock decides expiry: List never returns a record whose Expires is
-	// at or before Clock's reading, and Sweep deletes those records. Nil
-	// means time.Now.
-	Clock backend.Clock
-	// Logger receives debug records of opening and schema migrations, and
-	// warnings about failed background checkpoints and connections
-	// discarded after a failed rollback. Nil discards them.
-	Logger *slog.Logger
-	// BusyTimeout is how long Open's connections wait for a lock held by
-	// another process; zero means DefaultBusyTimeout. New leaves the
-	// injected handle's setting alone.
-	BusyTimeout time.Duration
-	// ReadConns is the size of Open's read pool; zero means the larger of
-	// DefaultMinReadConns and GOMAXPROCS. New uses the injected handle for
-	// reads and writes alike.
-	ReadConns int
-	// SyncFull makes Open's writer use synchronous=FULL, syncing the WAL at
-	// every commit, instead of synchronous=NORMAL. See the package
-	// documentation on durability.
-	SyncFull bool
-}
 
 // Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
 // over one SQLite database.

@@ -10,6 +10,10 @@
 //
 // Running as root, initdb and the server run as the "postgres" user, as
 // PostgreSQL requires.
+//
+// Clusters start on Linux only, for the parent-death signal: elsewhere
+// Start fails with an error that matches ErrUnavailable, so the tests that
+// need PostgreSQL skip (or fail under RequireEnv).
 package pgtest
 
 import (
@@ -21,7 +25,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -140,71 +143,11 @@ func sweepDead() {
 			continue // not ours, or being created right now
 		}
 		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
-		if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
 			continue
 		}
 		_ = os.RemoveAll(dir)
 	}
-}
-
-func (c *Cluster) start(ctx context.Context, bin string) error {
-	cred, err := serverCredential()
-	if err != nil {
-		return err
-	}
-	data := filepath.Join(c.dir, "data")
-	if err := os.Mkdir(c.SocketDir, 0o700); err != nil {
-		return err
-	}
-	if cred != nil {
-		for _, p := range []string{c.dir, c.SocketDir} {
-			if err := os.Chown(p, int(cred.Uid), int(cred.Gid)); err != nil {
-				return err
-			}
-		}
-	}
-	initdb := exec.CommandContext(ctx, filepath.Join(bin, "initdb"),
-		"-D", data, "-U", "postgres", "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
-	if out, err := initdb.CombinedOutput(); err != nil {
-		return fmt.Errorf("pgtest: initdb: %v\n%s", err, out)
-	}
-	port, err := freePort()
-	if err != nil {
-		return err
-	}
-	c.Port = port
-	c.server = exec.Command(filepath.Join(bin, "postgres"),
-		"-D", data, "-k", c.SocketDir, "-p", strconv.Itoa(port),
-		"-c", "listen_addresses=127.0.0.1",
-		"-c", "max_connections=200",
-		"-c", "shared_buffers=128MB")
-	c.server.Stdout, c.server.Stderr = c.log, c.log
-	// The kernel stops the server when this process dies, so no cluster
-	// outlives a killed test run.
-	c.server.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
-	if err := c.server.Start(); err != nil {
-		return fmt.Errorf("pgtest: start postgres: %w", err)
-	}
-	c.exited = make(chan error, 1)
-	go func() { c.exited <- c.server.Wait() }()
-	c.DSN = fmt.Sprintf("host=%s port=%d user=postgres dbname=postgres sslmode=disable", c.SocketDir, port)
-	return c.waitReady(ctx)
-}
-
-// serverCredential is the postgres user's when running as root (initdb
-// and the server refuse to run as root), nil otherwise.
-func serverCredential() (*syscall.Credential, error) {
-	if os.Geteuid() != 0 {
-		return nil, nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, fmt.Errorf("pgtest: running as root needs a postgres user: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
 func freePort() (int, error) {
@@ -284,6 +227,7 @@ func startForTest(t testing.TB, bin string, err error) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	c, err := StartFrom(ctx, bin)
+	skipUnavailable(t, err)
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

@@ -1,0 +1,36 @@
+//go:build !cgo
+
+package sqlite_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/sqlite"
+)
+
+// TestWithoutCgo checks that a build without cgo says so: Open and New
+// fail with memory.ErrUnimplemented, and so does every call on a Driver.
+func TestWithoutCgo(t *testing.T) {
+	if _, err := sqlite.Open(filepath.Join(t.TempDir(), "memory.db"), sqlite.Options{}); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("Open = %v, want memory.ErrUnimplemented", err)
+	}
+	if _, err := sqlite.New(nil, sqlite.Options{}); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("New = %v, want memory.ErrUnimplemented", err)
+	}
+	ctx := context.Background()
+	var d sqlite.Driver
+	if err := d.Put(ctx, nil); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("Put = %v, want memory.ErrUnimplemented", err)
+	}
+	if _, err := d.List(ctx, backend.Query{}); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("List = %v, want memory.ErrUnimplemented", err)
+	}
+	if err := d.Close(); err != nil {
+		t.Errorf("Close = %v, want nil", err)
+	}
+}
