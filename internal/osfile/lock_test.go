@@ -1,18 +1,18 @@
 package osfile_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"io"
+	"fmt"
+	"iter"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/osfile"
+	"github.com/agentmem/memory/internal/proctest"
 )
 
 // busyWait is how long a lock attempt that must fail keeps trying.
@@ -167,87 +167,69 @@ func TestLockRefusesAnUnknownMode(t *testing.T) {
 	}
 }
 
-// The environment that makes the test binary the lock holder of
-// TestLocksAcrossProcesses.
+// The environment that tells TestLockHolderChild what to lock.
 const (
 	holderPathEnv = "AGENTMEM_OSFILE_HOLDER_PATH"
 	holderModeEnv = "AGENTMEM_OSFILE_HOLDER_MODE"
 )
 
 // TestLockHolderChild is the child half of TestLocksAcrossProcesses: it
-// locks the file the environment names in the mode it names, saying on
-// standard output when it starts waiting and when it has the lock, and holds the lock until its standard input ends or it
-// is killed. Run directly, it skips.
+// locks the file the environment names in the mode it names, saying when
+// it starts waiting and when it has the lock, and holds the lock until
+// the parent lets it go on (proctest's Go) or kills it.
 func TestLockHolderChild(t *testing.T) {
-	path := os.Getenv(holderPathEnv)
-	if path == "" {
-		t.Skip("runs only as the child of TestLocksAcrossProcesses")
-	}
+	proctest.Child(t)
 	mode := osfile.Shared
 	if os.Getenv(holderModeEnv) == "exclusive" {
 		mode = osfile.Exclusive
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	f, err := os.OpenFile(os.Getenv(holderPathEnv), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	os.Stdout.WriteString("waiting\n")
+	fmt.Println("waiting")
 	if err := osfile.Lock(context.Background(), f, mode); err != nil {
 		t.Fatal(err)
 	}
-	os.Stdout.WriteString("locked\n")
-	_, _ = io.Copy(io.Discard, os.Stdin)
+	fmt.Println("locked")
+	proctest.Ready()
 	if err := osfile.Unlock(f); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// holder is a child process holding a lock.
-type holder struct {
-	cmd   *exec.Cmd
-	stdin io.Closer
+// startHolder starts a child that locks path in mode ("shared" or
+// "exclusive") and returns it with its next line unread: "waiting" read,
+// "locked" to come.
+func startHolder(t *testing.T, path, mode string) (*proctest.Process, func() (string, bool)) {
+	t.Helper()
+	p := proctest.Start(t, "TestLockHolderChild", proctest.Options{Env: []string{holderPathEnv + "=" + path, holderModeEnv + "=" + mode}})
+	next, stop := iter.Pull(p.Lines())
+	t.Cleanup(stop)
+	if line, ok := next(); line != "waiting" {
+		t.Fatalf("the %s holder said %q (%v), want waiting", mode, line, ok)
+	}
+	return p, next
 }
 
-// startHolder starts a child that locks path in mode ("shared" or
-// "exclusive") and returns once it holds the lock.
-func startHolder(t *testing.T, path, mode string) *holder {
+// holdLock starts a child holding a lock of mode on path and returns once
+// it holds it.
+func holdLock(t *testing.T, path, mode string) *proctest.Process {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$")
-	cmd.Env = append(os.Environ(), holderPathEnv+"="+path, holderModeEnv+"="+mode)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
+	p, next := startHolder(t, path, mode)
+	if line, ok := next(); line != "locked" {
+		t.Fatalf("the %s holder said %q (%v), want locked", mode, line, ok)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &holder{cmd: cmd, stdin: stdin}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	r := bufio.NewReader(stdout)
-	for _, want := range []string{"waiting\n", "locked\n"} {
-		if line, err := r.ReadString('\n'); line != want {
-			t.Fatalf("the %s holder said %q (%v), want %q", mode, line, err, want)
-		}
-	}
-	go func() { _, _ = io.Copy(io.Discard, r) }()
-	return h
+	return p
 }
 
 // release makes the holder unlock and exit, and waits for it.
-func (h *holder) release(t *testing.T) {
+func release(t *testing.T, p *proctest.Process) {
 	t.Helper()
-	_ = h.stdin.Close()
-	if err := h.cmd.Wait(); err != nil {
-		t.Fatalf("the holder failed: %v", err)
+	p.Go()
+	if out, err := p.Wait(); err != nil {
+		t.Fatalf("the holder failed: %v\n%s", err, out)
 	}
 }
 
@@ -259,43 +241,28 @@ func TestLocksAcrossProcesses(t *testing.T) {
 	f := openLockFile(t, 1)[0]
 	path := f.Name()
 
-	h := startHolder(t, path, "exclusive")
+	h := holdLock(t, path, "exclusive")
 	mustBeBusy(t, f, osfile.Exclusive, "an exclusive lock beside another process's exclusive one")
 	mustBeBusy(t, f, osfile.Shared, "a shared lock beside another process's exclusive one")
-	h.release(t)
+	release(t, h)
 	mustLock(t, f, osfile.Exclusive, "an exclusive lock once the other process released its own")
 	mustUnlock(t, f)
 
-	h = startHolder(t, path, "shared")
+	h = holdLock(t, path, "shared")
 	mustLock(t, f, osfile.Shared, "a shared lock beside another process's shared one")
 	mustUnlock(t, f)
 	mustBeBusy(t, f, osfile.Exclusive, "an exclusive lock beside another process's shared one")
-	if err := h.cmd.Process.Kill(); err != nil {
-		t.Fatal(err)
-	}
-	_ = h.cmd.Wait()
+	h.Kill()
+	_, _ = h.Wait()
 	mustLock(t, f, osfile.Exclusive, "an exclusive lock once the other process was killed")
 	mustUnlock(t, f)
 
 	// While this process holds the lock, a child's Lock waits for it.
 	mustLock(t, f, osfile.Exclusive, "this process's exclusive lock")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$")
-	cmd.Env = append(os.Environ(), holderPathEnv+"="+path, holderModeEnv+"=shared")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stdin = nil // the child releases its lock as soon as it has it
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	r := bufio.NewReader(stdout)
-	if line, err := r.ReadString('\n'); line != "waiting\n" {
-		t.Fatalf("the child said %q (%v), want waiting", line, err)
-	}
+	p, next := startHolder(t, path, "shared")
 	got := make(chan string, 1)
 	go func() {
-		line, _ := r.ReadString('\n')
+		line, _ := next()
 		got <- line
 	}()
 	select {
@@ -306,14 +273,12 @@ func TestLocksAcrossProcesses(t *testing.T) {
 	mustUnlock(t, f)
 	select {
 	case line := <-got:
-		if line != "locked\n" {
+		if line != "locked" {
 			t.Fatalf("the child said %q, want locked", line)
 		}
 	case <-time.After(10 * time.Second):
-		_ = cmd.Process.Kill()
+		p.Kill()
 		t.Fatal("the child still waits after the release")
 	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("the child failed: %v", err)
-	}
+	release(t, p)
 }

@@ -3,56 +3,51 @@
 package pgtest
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentmem/memory/internal/proctest"
 )
+
+// TestClusterHolderChild is the child of
+// TestKilledTestProcessLeavesNoServer: it starts a cluster, says its
+// server's pid and directory, and waits to be killed.
+func TestClusterHolderChild(t *testing.T) {
+	proctest.Child(t)
+	c, err := Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("READY %d %s\n", c.server.Process.Pid, c.Dir())
+	select {} // wait to be killed
+}
 
 // TestKilledTestProcessLeavesNoServer runs a child process that starts a
 // cluster, kills it with SIGKILL (no chance to clean up), and checks that
 // the server dies with it and that the next Start removes its directory.
 func TestKilledTestProcessLeavesNoServer(t *testing.T) {
-	if os.Getenv("PGTEST_CHILD") == "1" {
-		c, err := Start(context.Background())
-		if err != nil {
-			fmt.Println("ERR", err)
-			os.Exit(1)
-		}
-		fmt.Printf("READY %d %s\n", c.server.Process.Pid, c.Dir())
-		select {} // wait to be killed
-	}
 	if _, err := BinDir(); err != nil && os.Getenv(RequireEnv) == "" {
 		t.Skip(err)
 	}
-	child := exec.Command(os.Args[0], "-test.run=^TestKilledTestProcessLeavesNoServer$")
-	child.Env = append(os.Environ(), "PGTEST_CHILD=1")
-	out, err := child.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := child.Start(); err != nil {
-		t.Fatal(err)
-	}
+	child := proctest.Start(t, "TestClusterHolderChild", proctest.Options{})
 	var pid int
 	var dir string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		if n, _ := fmt.Sscanf(sc.Text(), "READY %d %s", &pid, &dir); n == 2 {
+	for line := range child.Lines() {
+		if n, _ := fmt.Sscanf(line, "READY %d %s", &pid, &dir); n == 2 {
 			break
 		}
-		t.Log("child:", sc.Text())
+		t.Log("child:", line)
 	}
 	if pid == 0 {
-		_ = child.Process.Kill()
-		t.Fatal("child did not start a cluster")
+		out, err := child.Wait()
+		t.Fatalf("child did not start a cluster (%v)\n%s", err, out)
 	}
-	_ = child.Process.Kill()
-	_ = child.Wait()
+	child.Kill()
+	_, _ = child.Wait()
 	deadline := time.Now().Add(15 * time.Second)
 	for syscall.Kill(pid, 0) == nil {
 		if time.Now().After(deadline) {
