@@ -96,7 +96,7 @@ type Record struct {
 	Tokens int
 	// Version counts the writes of this id: a store sets it to 1 when the
 	// id is first stored and adds one on every replacement, so a reader
-	// can make a conditional write (backend.Swapper) that fails if anyone
+	// can make a conditional write (driver.Swapper) that fails if anyone
 	// wrote in between. It is ignored on input; after a delete the id
 	// starts again at 1.
 	Version int64

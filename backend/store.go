@@ -1,3 +1,10 @@
+// Package backend is Store, the one place scope is enforced: it derives
+// every driver query's filter from the caller's identity and the level
+// asked for, applies the store's posture, fills in record ids, creation
+// times and token counts, and checks sizes and validity before a driver
+// sees a record. The drivers themselves (backend/inmem, backend/sqlite,
+// backend/postgres, backend/fs, backend/configmap) implement the contract
+// of backend/driver.
 package backend
 
 import (
@@ -6,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/tokens"
 )
 
@@ -36,7 +44,7 @@ type StoreOptions struct {
 	// every kind but documents; nil means exact cl100k_base counts.
 	Tokens memory.TokenCounter
 	// Clock stamps records written without a creation time; nil means time.Now.
-	Clock Clock
+	Clock memory.Clock
 	// Logger receives debug records of erasures; nil discards them.
 	Logger *slog.Logger
 	// SystemTenant is the tenant reserved for platform data, such as the
@@ -55,7 +63,7 @@ type StoreOptions struct {
 // scope is enforced in exactly one place. It implements memory.Store and
 // memory.Forgetter and is safe for concurrent use.
 type Store struct {
-	d   Driver
+	d   driver.Driver
 	opt StoreOptions
 	// platform marks the view Platform returns: it reaches the system
 	// tenant only, and writes only under Posture.AllowPlatform.
@@ -68,7 +76,7 @@ var (
 )
 
 // NewStore returns a Store over d.
-func NewStore(d Driver, opt StoreOptions) *Store {
+func NewStore(d driver.Driver, opt StoreOptions) *Store {
 	if opt.Tokens == nil {
 		opt.Tokens = tokens.Counter{}
 	}
@@ -110,7 +118,7 @@ func (s *Store) checkTenant(tenant string) error {
 }
 
 // Driver returns the underlying driver, for optional capabilities.
-func (s *Store) Driver() Driver { return s.d }
+func (s *Store) Driver() driver.Driver { return s.d }
 
 // Posture returns the posture the store enforces.
 func (s *Store) Posture() memory.Posture { return s.opt.Posture }
@@ -223,13 +231,13 @@ func (s *Store) prepare(ctx context.Context, id memory.Identity, r memory.Record
 
 // Swap writes rec, attributed to id as Add does, only if the live record
 // under rec.ID has version expect (0: none), and returns the version
-// stored; see Swapper. A driver without the capability gives
+// stored; see driver.Swapper. A driver without the capability gives
 // memory.ErrUnimplemented.
 func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record, expect int64) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	sw, ok := s.d.(Swapper)
+	sw, ok := s.d.(driver.Swapper)
 	if !ok {
 		return 0, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no compare-and-swap", s.d)
 	}
@@ -244,13 +252,13 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 }
 
 // Search returns the k records visible to id under q that are nearest to
-// vec; see VectorSearcher. q.Limit is ignored. A driver without the
+// vec; see driver.VectorSearcher. q.Limit is ignored. A driver without the
 // capability gives memory.ErrUnimplemented.
-func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, vec []float32, k int) ([]Match, error) {
+func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, vec []float32, k int) ([]driver.Match, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	vs, ok := s.d.(VectorSearcher)
+	vs, ok := s.d.(driver.VectorSearcher)
 	if !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no vector search", s.d)
 	}
@@ -274,15 +282,15 @@ func keyedRow(r memory.Record, id memory.Identity) bool {
 }
 
 // Query derives the driver query for id reading q.
-func (s *Store) Query(id memory.Identity, q memory.Query) (Query, error) {
+func (s *Store) Query(id memory.Identity, q memory.Query) (driver.Query, error) {
 	f, err := s.Filter(id, q.Level)
 	if err != nil {
-		return Query{}, err
+		return driver.Query{}, err
 	}
 	if q.Limit < 0 {
-		return Query{}, memory.Errorf(memory.ErrInvalidArgument, "negative limit %d", q.Limit)
+		return driver.Query{}, memory.Errorf(memory.ErrInvalidArgument, "negative limit %d", q.Limit)
 	}
-	return Query{Filter: f, Kinds: q.Kinds, Key: q.Key, Limit: q.Limit}, nil
+	return driver.Query{Filter: f, Kinds: q.Kinds, Key: q.Key, Limit: q.Limit}, nil
 }
 
 // List returns the records visible to id under q, newest first.
@@ -313,7 +321,7 @@ func (s *Store) Delete(ctx context.Context, id memory.Identity, q memory.Query) 
 // DeleteQuery erases the records a derived query selects, for tiers that
 // narrow a derived query further (by ids, say). The query's tenant must be
 // one the store reaches, and a platform view needs Posture.AllowPlatform.
-func (s *Store) DeleteQuery(ctx context.Context, dq Query) (int64, error) {
+func (s *Store) DeleteQuery(ctx context.Context, dq driver.Query) (int64, error) {
 	if err := s.checkTenant(dq.Filter.Identity.Tenant); err != nil {
 		return 0, err
 	}

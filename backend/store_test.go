@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 )
 
@@ -116,17 +117,17 @@ func TestStoreCancelledAndClosed(t *testing.T) {
 }
 
 func TestClockOutOfRange(t *testing.T) {
-	far := backend.Clock(func() time.Time { return time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) })
+	far := memory.Clock(func() time.Time { return time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) })
 	if _, err := far.Nanos(); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("Nanos of year 2300 = %v, want ErrInvalidArgument", err)
 	}
-	ok := backend.Clock(func() time.Time { return time.Unix(0, 42) })
+	ok := memory.Clock(func() time.Time { return time.Unix(0, 42) })
 	if n, err := ok.Nanos(); n != 42 || err != nil {
 		t.Errorf("Nanos = %d, %v; want 42", n, err)
 	}
 	d := inmem.New(inmem.Options{Clock: far})
 	f, _ := memory.Posture{}.Filter(memory.Identity{Session: "s"}, memory.LevelSession)
-	if _, err := d.List(context.Background(), backend.Query{Filter: f}); !errors.Is(err, memory.ErrInvalidArgument) {
+	if _, err := d.List(context.Background(), driver.Query{Filter: f}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("List with a clock past 2262 = %v, want ErrInvalidArgument", err)
 	}
 }
@@ -134,11 +135,11 @@ func TestClockOutOfRange(t *testing.T) {
 // searchSpy is a driver with vector search that records the query it is
 // given, so the test sees the filter Store derives.
 type searchSpy struct {
-	backend.Driver
-	got backend.Query
+	driver.Driver
+	got driver.Query
 }
 
-func (s *searchSpy) Search(_ context.Context, q backend.Query, _ []float32, _ int) ([]backend.Match, error) {
+func (s *searchSpy) Search(_ context.Context, q driver.Query, _ []float32, _ int) ([]driver.Match, error) {
 	s.got = q
 	return nil, nil
 }
@@ -178,7 +179,7 @@ func TestStoreSwapAndSearch(t *testing.T) {
 
 	// A driver without vector search says so; one with it gets the
 	// derived filter, without the limit.
-	plain := backend.NewStore(struct{ backend.Driver }{inmem.New(inmem.Options{})}, backend.StoreOptions{})
+	plain := backend.NewStore(struct{ driver.Driver }{inmem.New(inmem.Options{})}, backend.StoreOptions{})
 	if _, err := plain.Search(ctx, alice, memory.Query{Level: memory.LevelSession}, []float32{1}, 3); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("Search on a driver without vector search = %v, want ErrUnimplemented", err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers"
@@ -46,7 +47,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 // jitter it sleeps a random while before each call, to interleave
 // concurrent callers the way a slower driver would.
 type recordingDriver struct {
-	backend.Driver
+	driver.Driver
 	jitter time.Duration
 	mu     sync.Mutex
 	all    []memory.Record
@@ -58,7 +59,7 @@ func (d *recordingDriver) pause() {
 	}
 }
 
-func (d *recordingDriver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+func (d *recordingDriver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	d.pause()
 	return d.Driver.List(ctx, q)
 }

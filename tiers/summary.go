@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // DefaultMaxEntries is how many step summaries a Summary keeps when
@@ -206,7 +207,7 @@ func (s *Summary) Save(ctx context.Context, id memory.Identity, step Step) error
 // beside them. The newest maxEntries summaries ever written in the scope
 // never have that many newer ones, so no Save deletes them; and the last
 // Save to list sees every write, so it deletes all the others.
-func (s *Summary) prune(ctx context.Context, id memory.Identity, dq backend.Query) error {
+func (s *Summary) prune(ctx context.Context, id memory.Identity, dq driver.Query) error {
 	recs, err := s.store.List(ctx, id, s.query())
 	if err != nil {
 		return err
@@ -224,7 +225,7 @@ func (s *Summary) prune(ctx context.Context, id memory.Identity, dq backend.Quer
 
 // deleteIDs deletes the records with the given ids that dq selects, in
 // batches the driver accepts, and reports how many it removed.
-func (s *Summary) deleteIDs(ctx context.Context, dq backend.Query, ids []string) (int64, error) {
+func (s *Summary) deleteIDs(ctx context.Context, dq driver.Query, ids []string) (int64, error) {
 	var total int64
 	for len(ids) > 0 {
 		n := min(len(ids), memory.MaxBatch)

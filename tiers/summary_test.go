@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers"
@@ -319,7 +320,7 @@ func TestSummaryConcurrentSaves(t *testing.T) {
 			if len(all) != workers*each {
 				t.Fatalf("%d records written, want %d", len(all), workers*each)
 			}
-			sort.Slice(all, func(i, j int) bool { return backend.Newer(all[i], all[j]) })
+			sort.Slice(all, func(i, j int) bool { return driver.Newer(all[i], all[j]) })
 			var want []string
 			for _, r := range all[:maxEntries] {
 				want = append(want, r.ID)
@@ -430,7 +431,7 @@ func TestSummaryForget(t *testing.T) {
 		t.Fatalf("recalled after Forget: %q", r.Text)
 	}
 	// Bob's expired summary is not alice's to forget: it is still stored.
-	if left, _ := st.Driver().(backend.Sweeper).Sweep(context.Background()); left != 1 {
+	if left, _ := st.Driver().(driver.Sweeper).Sweep(context.Background()); left != 1 {
 		t.Fatalf("sweep after Forget removed %d, want bob's 1", left)
 	}
 	if _, err := s.Forget(context.Background(), memory.Identity{Agent: alice.Agent}, memory.LevelUser); !errors.Is(err, memory.ErrIncompleteScope) {

@@ -27,7 +27,7 @@ func (wordCounter) CountTokens(_ context.Context, s string) (int, error) {
 
 // testStore returns a Store over a fresh in-memory driver with clock and
 // counter; nil means the defaults.
-func testStore(tb testing.TB, clock backend.Clock, counter memory.TokenCounter) *backend.Store {
+func testStore(tb testing.TB, clock memory.Clock, counter memory.TokenCounter) *backend.Store {
 	tb.Helper()
 	s := backend.NewStore(inmem.New(inmem.Options{Clock: clock}), backend.StoreOptions{Clock: clock, Tokens: counter})
 	tb.Cleanup(func() { _ = s.Close() })

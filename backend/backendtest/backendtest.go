@@ -3,14 +3,14 @@
 //
 //	func TestConformance(t *testing.T) {
 //		backendtest.Run(t, backendtest.Config{
-//			NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+//			NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 //				return inmem.New(inmem.Options{Clock: clock})
 //			},
 //			Sweeper: true,
 //		})
 //	}
 //
-// Run checks the whole backend.Driver contract: isolation at every level
+// Run checks the whole driver.Driver contract: isolation at every level
 // against an independent reference model of the scope rules, exact erasure
 // with no page cap, expiry under a controllable clock, concurrent use,
 // lifecycle (Close, cancelled contexts), input validation, all-or-nothing
@@ -68,6 +68,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // SeedEnv is the environment variable that fixes the suite's random seed,
@@ -79,17 +80,17 @@ const SeedEnv = "BACKENDTEST_SEED"
 type Config struct {
 	// NewDriver returns a new, empty driver whose expiry uses clock. The
 	// suite closes it (and t.Cleanup may too).
-	NewDriver func(t *testing.T, clock backend.Clock) backend.Driver
-	// Sweeper declares that the driver implements backend.Sweeper. The
+	NewDriver func(t *testing.T, clock memory.Clock) driver.Driver
+	// Sweeper declares that the driver implements driver.Sweeper. The
 	// suite fails if the declaration and the driver disagree (honest
 	// opt-out, never a skipped failing case).
 	Sweeper bool
-	// Swapper declares that the driver implements backend.Swapper.
+	// Swapper declares that the driver implements driver.Swapper.
 	Swapper bool
 	// VectorSearch declares whether the driver implements
-	// backend.VectorSearcher, and whether its search is exact.
+	// driver.VectorSearcher, and whether its search is exact.
 	VectorSearch VectorSearch
-	// Claimer declares that the driver implements backend.Claimer.
+	// Claimer declares that the driver implements driver.Claimer.
 	Claimer bool
 	// PerAgent, when not nil, declares that the driver keeps each agent's
 	// records in one object of its own, with the narrowings PerAgent
@@ -101,14 +102,14 @@ type Config struct {
 	// clock as d, as a second replica of a program would open. The suite
 	// closes it. Nil means the driver has no replicas (it keeps its data
 	// in the process), and the checks of racing replicas use d twice.
-	Replica func(t *testing.T, d backend.Driver) backend.Driver
+	Replica func(t *testing.T, d driver.Driver) driver.Driver
 }
 
 // VectorSearch is a driver's vector search capability.
 type VectorSearch int
 
 const (
-	// NoVectorSearch: the driver does not implement backend.VectorSearcher.
+	// NoVectorSearch: the driver does not implement driver.VectorSearcher.
 	NoVectorSearch VectorSearch = iota
 	// ExactVectorSearch: Search returns exactly the brute-force result.
 	ExactVectorSearch
@@ -216,7 +217,7 @@ var t0 = time.Date(2025, 3, 14, 15, 9, 26, 535897932, time.UTC)
 
 // open returns a new driver and the fake clock its expiry uses. The driver
 // is closed when the test ends.
-func (e *env) open(r reporter) (backend.Driver, *fakeClock) {
+func (e *env) open(r reporter) (driver.Driver, *fakeClock) {
 	r.Helper()
 	clk := &fakeClock{now: t0}
 	d := e.cfg.NewDriver(e.t, clk.Now)
@@ -326,8 +327,8 @@ func mustNoErr(r reporter, what string, err error) {
 }
 
 // tenantQuery is the store-level query for one tenant: everything in it.
-func tenantQuery(tenant string) backend.Query {
-	return backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
+func tenantQuery(tenant string) driver.Query {
+	return driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
 }
 
 // mustFilter derives a filter for a case the suite knows is valid.
@@ -342,7 +343,7 @@ func mustFilter(r reporter, p memory.Posture, id memory.Identity, l memory.Level
 
 // mustList lists q and stops the check on error. It checks the order of
 // the result too.
-func mustList(r reporter, d backend.Driver, what string, q backend.Query) []memory.Record {
+func mustList(r reporter, d driver.Driver, what string, q driver.Query) []memory.Record {
 	r.Helper()
 	recs, err := d.List(context.Background(), q)
 	if err != nil {
@@ -353,7 +354,7 @@ func mustList(r reporter, d backend.Driver, what string, q backend.Query) []memo
 }
 
 // mustPut stores recs and stops the check on error.
-func mustPut(r reporter, d backend.Driver, what string, recs []memory.Record) {
+func mustPut(r reporter, d driver.Driver, what string, recs []memory.Record) {
 	r.Helper()
 	if err := d.Put(context.Background(), recs); err != nil {
 		r.Fatalf("%s: Put of %d records: %v", what, len(recs), err)
@@ -361,7 +362,7 @@ func mustPut(r reporter, d backend.Driver, what string, recs []memory.Record) {
 }
 
 // putAll stores recs in batches of at most memory.MaxBatch.
-func putAll(r reporter, d backend.Driver, what string, recs []memory.Record) {
+func putAll(r reporter, d driver.Driver, what string, recs []memory.Record) {
 	r.Helper()
 	for len(recs) > 0 {
 		n := min(len(recs), memory.MaxBatch)
@@ -573,7 +574,7 @@ type fixedCounter struct{}
 func (fixedCounter) CountTokens(context.Context, string) (int, error) { return 1, nil }
 
 // newStore returns a scoped Store over d with posture p.
-func newStore(d backend.Driver, p memory.Posture) *backend.Store {
+func newStore(d driver.Driver, p memory.Posture) *backend.Store {
 	return backend.NewStore(d, backend.StoreOptions{Posture: p, Tokens: fixedCounter{}, Clock: func() time.Time { return t0 }})
 }
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // badRecord is a record that Put must refuse, and the error it must give.
@@ -192,9 +192,9 @@ func checkBadQueries(r reporter, e *env) {
 	}
 	for _, f := range unscoped {
 		what := fmt.Sprintf("query matching %s", f.Match)
-		_, err := d.List(ctx, backend.Query{Filter: f})
+		_, err := d.List(ctx, driver.Query{Filter: f})
 		wantErr(r, "List of an unscoped "+what, err, memory.ErrIncompleteScope)
-		_, err = d.Delete(ctx, backend.Query{Filter: f})
+		_, err = d.Delete(ctx, driver.Query{Filter: f})
 		wantErr(r, "Delete of an unscoped "+what, err, memory.ErrIncompleteScope)
 	}
 	scoped := tenantQuery("q")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // The benchmark data set: BenchRecord(i) for i in [0, n), spread
@@ -55,7 +56,7 @@ func BenchRecord(i int) memory.Record {
 
 // Fill writes BenchRecord(0) to BenchRecord(n-1) into d in batches of
 // memory.MaxBatch, in creation order.
-func Fill(ctx context.Context, d backend.Driver, n int) error {
+func Fill(ctx context.Context, d driver.Driver, n int) error {
 	batch := make([]memory.Record, 0, memory.MaxBatch)
 	for i := 0; i < n; i++ {
 		batch = append(batch, BenchRecord(i))
@@ -72,10 +73,10 @@ func Fill(ctx context.Context, d backend.Driver, n int) error {
 // BenchConfig describes the driver a benchmark measures.
 type BenchConfig struct {
 	// NewDriver returns a new, empty driver. The benchmark closes it.
-	NewDriver func(b *testing.B) backend.Driver
+	NewDriver func(b *testing.B) driver.Driver
 	// Million returns a driver holding Fill's BenchMillion records; it may
 	// reuse a data set built earlier in the process. The benchmark closes it.
-	Million func(b *testing.B) backend.Driver
+	Million func(b *testing.B) driver.Driver
 }
 
 // medianNs returns the median of ds in nanoseconds.
@@ -196,7 +197,7 @@ func BenchmarkNewest50(b *testing.B, c BenchConfig) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		id := BenchIdentity((i * 7919) % BenchSessions)
-		q := backend.Query{Filter: memory.Filter{Match: match, Identity: id.Only(match)}, Limit: 50}
+		q := driver.Query{Filter: memory.Filter{Match: match, Identity: id.Only(match)}, Limit: 50}
 		t0 := time.Now()
 		recs, err := d.List(ctx, q)
 		ds = append(ds, time.Since(t0))

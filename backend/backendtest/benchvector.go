@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // The vector benchmark data sets: scopes sessions of perScope records
@@ -55,7 +55,7 @@ func BenchVectorRecord(s, i int) memory.Record {
 
 // FillVectors writes scopes x perScope vector records into d, scope by
 // scope, in batches of at most 2,000 records.
-func FillVectors(ctx context.Context, d backend.Driver, scopes, perScope int) error {
+func FillVectors(ctx context.Context, d driver.Driver, scopes, perScope int) error {
 	batch := make([]memory.Record, 0, 2000)
 	for s := range scopes {
 		for i := range perScope {
@@ -76,10 +76,10 @@ func FillVectors(ctx context.Context, d backend.Driver, scopes, perScope int) er
 
 // VectorBenchConfig describes the driver a vector benchmark measures.
 type VectorBenchConfig struct {
-	// Filled returns a driver that implements backend.VectorSearcher and
+	// Filled returns a driver that implements driver.VectorSearcher and
 	// holds FillVectors(scopes, perScope); it may reuse a data set built
 	// earlier in the process. The benchmark does not close it.
-	Filled func(b *testing.B, scopes, perScope int) backend.Driver
+	Filled func(b *testing.B, scopes, perScope int) driver.Driver
 }
 
 // BenchmarkSearch100k measures exact or approximate k-nearest search
@@ -98,9 +98,9 @@ func BenchmarkSearchOneScopeOf1000(b *testing.B, c VectorBenchConfig) {
 
 func benchmarkSearch(b *testing.B, c VectorBenchConfig, scopes, perScope int) {
 	d := c.Filled(b, scopes, perScope)
-	vs, ok := d.(backend.VectorSearcher)
+	vs, ok := d.(driver.VectorSearcher)
 	if !ok {
-		b.Fatalf("%T does not implement backend.VectorSearcher", d)
+		b.Fatalf("%T does not implement driver.VectorSearcher", d)
 	}
 	ctx := context.Background()
 	queries := make([][]float32, 64)
@@ -113,7 +113,7 @@ func benchmarkSearch(b *testing.B, c VectorBenchConfig, scopes, perScope int) {
 	for i := 0; i < b.N; i++ {
 		s := (i * 7919) % scopes
 		id := BenchVectorIdentity(s)
-		q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id.Only(memory.FieldTenant | memory.FieldSession)}}
+		q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id.Only(memory.FieldTenant | memory.FieldSession)}}
 		t0 := time.Now()
 		ms, err := vs.Search(ctx, q, queries[i%len(queries)], BenchVectorK)
 		ds = append(ds, time.Since(t0))

@@ -13,23 +13,23 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-// The checks of backend.Claimer. All but ClaimRace run under the fake
+// The checks of driver.Claimer. All but ClaimRace run under the fake
 // clock, so lease boundaries are checked to the nanosecond; ClaimRace runs
 // on real time with short leases.
 
-// claimer returns d as a backend.Claimer when Config.Claimer declares it,
+// claimer returns d as a driver.Claimer when Config.Claimer declares it,
 // failing when the declaration and the driver disagree.
-func claimer(r reporter, e *env, d backend.Driver) (backend.Claimer, bool) {
+func claimer(r reporter, e *env, d driver.Driver) (driver.Claimer, bool) {
 	r.Helper()
-	cl, ok := d.(backend.Claimer)
+	cl, ok := d.(driver.Claimer)
 	if ok != e.cfg.Claimer {
-		r.Errorf("Config.Claimer is %v but the driver (%T) implements backend.Claimer: %v", e.cfg.Claimer, d, ok)
+		r.Errorf("Config.Claimer is %v but the driver (%T) implements driver.Claimer: %v", e.cfg.Claimer, d, ok)
 	}
 	if !ok || !e.cfg.Claimer {
-		skip(r, "the driver does not implement backend.Claimer (Config.Claimer is false): the work queue is not checked")
+		skip(r, "the driver does not implement driver.Claimer (Config.Claimer is false): the work queue is not checked")
 		return nil, false
 	}
 	return cl, true
@@ -37,7 +37,7 @@ func claimer(r reporter, e *env, d backend.Driver) (backend.Claimer, bool) {
 
 // openClaimer returns a new driver under the fake clock, as a Claimer too,
 // or false when the driver has no work queue.
-func (e *env) openClaimer(r reporter) (backend.Driver, backend.Claimer, *fakeClock, bool) {
+func (e *env) openClaimer(r reporter) (driver.Driver, driver.Claimer, *fakeClock, bool) {
 	r.Helper()
 	d, clk := e.open(r)
 	cl, ok := claimer(r, e, d)
@@ -46,7 +46,7 @@ func (e *env) openClaimer(r reporter) (backend.Driver, backend.Claimer, *fakeClo
 
 // openWith returns a new driver whose clock is clock. The driver is closed
 // when the test ends.
-func (e *env) openWith(r reporter, clock backend.Clock) backend.Driver {
+func (e *env) openWith(r reporter, clock memory.Clock) driver.Driver {
 	r.Helper()
 	d := e.cfg.NewDriver(e.t, clock)
 	if d == nil {
@@ -58,7 +58,7 @@ func (e *env) openWith(r reporter, clock backend.Clock) backend.Driver {
 
 // newReplica returns another handle on d's storage from Config.Replica,
 // closed when the test ends, or nil when the driver has no replicas.
-func (e *env) newReplica(r reporter, d backend.Driver) (backend.Driver, backend.Claimer) {
+func (e *env) newReplica(r reporter, d driver.Driver) (driver.Driver, driver.Claimer) {
 	r.Helper()
 	if e.cfg.Replica == nil {
 		return nil, nil
@@ -71,32 +71,32 @@ func (e *env) newReplica(r reporter, d backend.Driver) (backend.Driver, backend.
 		r.Fatalf("Config.Replica returned the driver itself rather than another handle on its storage; leave Replica nil for a driver without replicas")
 	}
 	e.t.Cleanup(func() { _ = rd.Close() })
-	cl, ok := rd.(backend.Claimer)
+	cl, ok := rd.(driver.Claimer)
 	if !ok {
-		r.Fatalf("the replica (%T) does not implement backend.Claimer, yet the driver does", rd)
+		r.Fatalf("the replica (%T) does not implement driver.Claimer, yet the driver does", rd)
 	}
 	return rd, cl
 }
 
 // replica returns a Claimer on d's storage through another handle, or d
 // itself when the driver has no replicas.
-func (e *env) replica(r reporter, d backend.Driver) backend.Claimer {
+func (e *env) replica(r reporter, d driver.Driver) driver.Claimer {
 	r.Helper()
 	if _, cl := e.newReplica(r, d); cl != nil {
 		return cl
 	}
-	return d.(backend.Claimer)
+	return d.(driver.Claimer)
 }
 
 // workItem returns a work item of queue with an identity and a payload
 // derived from its id.
-func workItem(queue, id string, created time.Time) backend.Work {
-	return backend.Work{Queue: queue, ID: id, Identity: memory.Identity{Tenant: "work", User: "u-" + id}, Payload: "payload of " + id, Created: created}
+func workItem(queue, id string, created time.Time) driver.Work {
+	return driver.Work{Queue: queue, ID: id, Identity: memory.Identity{Tenant: "work", User: "u-" + id}, Payload: "payload of " + id, Created: created}
 }
 
 // mustEnqueue enqueues items and stops the check unless it succeeds and
 // reports want new items.
-func mustEnqueue(r reporter, cl backend.Claimer, what string, items []backend.Work, want int) {
+func mustEnqueue(r reporter, cl driver.Claimer, what string, items []driver.Work, want int) {
 	r.Helper()
 	n, err := cl.Enqueue(context.Background(), items)
 	if err != nil {
@@ -109,7 +109,7 @@ func mustEnqueue(r reporter, cl backend.Claimer, what string, items []backend.Wo
 
 // mustClaim claims and stops the check on error. It checks that the
 // leases come oldest first and name no item twice.
-func mustClaim(r reporter, cl backend.Claimer, what, queue string, n int, lease time.Duration) []backend.Lease {
+func mustClaim(r reporter, cl driver.Claimer, what, queue string, n int, lease time.Duration) []driver.Lease {
 	r.Helper()
 	ls, err := cl.Claim(context.Background(), queue, n, lease)
 	if err != nil {
@@ -137,7 +137,7 @@ func mustClaim(r reporter, cl backend.Claimer, what, queue string, n int, lease 
 
 // workOrder is the suite's own statement of claim order: Created
 // ascending, then ID ascending (byte-wise).
-func workOrder(a, b backend.Work) int {
+func workOrder(a, b driver.Work) int {
 	if c := a.Created.Compare(b.Created); c != 0 {
 		return c
 	}
@@ -145,7 +145,7 @@ func workOrder(a, b backend.Work) int {
 }
 
 // leaseIDs returns the item ids of ls in order.
-func leaseIDs(ls []backend.Lease) []string {
+func leaseIDs(ls []driver.Lease) []string {
 	out := make([]string, len(ls))
 	for i, l := range ls {
 		out[i] = l.ID
@@ -156,14 +156,14 @@ func leaseIDs(ls []backend.Lease) []string {
 // workDiff describes how a claimed item differs from the enqueued one, as
 // a cmp.Diff (-want +got); it is empty when they agree. Times compare with
 // Equal; a long Payload is shown from its first difference.
-func workDiff(got, want backend.Work) string {
+func workDiff(got, want driver.Work) string {
 	want.Payload, got.Payload = shownText(want.Payload, got.Payload)
 	return cmp.Diff(want, got)
 }
 
 // checkLease checks a fresh claim or renewal: the item's fields, a token,
 // the expiry now+lease exactly, and the attempt number.
-func checkLease(r reporter, what string, l backend.Lease, want backend.Work, expires time.Time, attempt int) bool {
+func checkLease(r reporter, what string, l driver.Lease, want driver.Work, expires time.Time, attempt int) bool {
 	r.Helper()
 	ok := true
 	if d := workDiff(l.Work, want); d != "" {
@@ -207,7 +207,7 @@ func checkClaim(r reporter, e *env) {
 
 	full := memory.Identity{Tenant: "t", User: "alice", Agent: "kaos://agent/ns/a", Instance: "i-1", Squad: "sq", Session: "s-1"}
 	at := t0.Add(2 * time.Millisecond)
-	items := []backend.Work{
+	items := []driver.Work{
 		{Queue: q, ID: "b", Identity: full, Payload: `{"n":1}`, Created: at},
 		{Queue: q, ID: "a", Identity: memory.Identity{Tenant: "t2"}, Payload: "", Created: at},
 		{Queue: q, ID: "Z", Identity: memory.Identity{}, Payload: "upper case sorts first", Created: at},
@@ -216,20 +216,20 @@ func checkClaim(r reporter, e *env) {
 		{Queue: q, ID: "new", Identity: full, Payload: "created in the future", Created: t0.Add(time.Hour)},
 		{Queue: q, ID: "ns", Identity: full, Payload: "one nanosecond later", Created: at.Add(time.Nanosecond)},
 	}
-	want := map[string]backend.Work{}
+	want := map[string]driver.Work{}
 	for _, w := range items {
 		want[w.ID] = w
 	}
 	mustEnqueue(r, cl, "seven new items", items, 7)
 	again := items[0]
 	again.Payload = "replaced?"
-	mustEnqueue(r, cl, "one present item, one new, the same id in another queue", []backend.Work{
+	mustEnqueue(r, cl, "one present item, one new, the same id in another queue", []driver.Work{
 		again,
 		{Queue: q, ID: "later", Identity: full, Payload: "later", Created: t0.Add(2 * time.Hour)},
 		{Queue: other, ID: "b", Identity: full, Payload: "other queue", Created: t0},
 	}, 2)
-	want["later"] = backend.Work{Queue: q, ID: "later", Identity: full, Payload: "later", Created: t0.Add(2 * time.Hour)}
-	dups := []backend.Work{
+	want["later"] = driver.Work{Queue: q, ID: "later", Identity: full, Payload: "later", Created: t0.Add(2 * time.Hour)}
+	dups := []driver.Work{
 		{Queue: q, ID: "dup", Identity: full, Payload: "first", Created: t0.Add(3 * time.Hour)},
 		{Queue: q, ID: "dup", Identity: full, Payload: "second", Created: t0.Add(3 * time.Hour)},
 	}
@@ -240,7 +240,7 @@ func checkClaim(r reporter, e *env) {
 	if !slices.Equal(leaseIDs(first), wantOrder[:3]) {
 		r.Errorf("first Claim of 3 returned %q, want %q: oldest first, then by id byte-wise", leaseIDs(first), wantOrder[:3])
 	}
-	mustEnqueue(r, cl, "an id that is claimed", []backend.Work{items[4]}, 0)
+	mustEnqueue(r, cl, "an id that is claimed", []driver.Work{items[4]}, 0)
 	rest := mustClaim(r, cl, "second claim", q, 100, 30*time.Second)
 	if !slices.Equal(leaseIDs(rest), wantOrder[3:]) {
 		r.Errorf("second Claim of up to 100 returned %q, want the other %d items %q", leaseIDs(rest), len(wantOrder)-3, wantOrder[3:])
@@ -287,7 +287,7 @@ func checkClaim(r reporter, e *env) {
 			r.Errorf("queue %q hands out %q after every item was completed", qq, leaseIDs(ls))
 		}
 	}
-	mustEnqueue(r, cl, "a completed id again", []backend.Work{items[0]}, 1)
+	mustEnqueue(r, cl, "a completed id again", []driver.Work{items[0]}, 1)
 	ls := mustClaim(r, cl, "claim of the re-enqueued item", q, 10, time.Minute)
 	if len(ls) != 1 {
 		r.Fatalf("claim of the one re-enqueued item returned %q", leaseIDs(ls))
@@ -306,7 +306,7 @@ func checkClaimLeases(r reporter, e *env) {
 	}
 	ctx := context.Background()
 	const q = "leases"
-	items := []backend.Work{workItem(q, "a", t0), workItem(q, "b", t0.Add(1)), workItem(q, "c", t0.Add(2))}
+	items := []driver.Work{workItem(q, "a", t0), workItem(q, "b", t0.Add(1)), workItem(q, "c", t0.Add(2))}
 	mustEnqueue(r, cl, "three items", items, 3)
 	ls := mustClaim(r, cl, "claim of all three", q, 10, 10*time.Second)
 	if len(ls) != 3 {
@@ -378,7 +378,7 @@ func checkClaimLeases(r reporter, e *env) {
 
 	// Tokens belong to one item of one queue.
 	a4 := got[0]
-	mustEnqueue(r, cl, "same id in another queue", []backend.Work{workItem(q+"-2", "a", t0), workItem(q, "d", t0)}, 2)
+	mustEnqueue(r, cl, "same id in another queue", []driver.Work{workItem(q+"-2", "a", t0), workItem(q, "d", t0)}, 2)
 	wrongQueue := a4
 	wrongQueue.Queue = q + "-2"
 	wantErr(r, "Complete with the token of the same id in another queue", cl.Complete(ctx, wrongQueue), memory.ErrConflict)
@@ -391,7 +391,7 @@ func checkClaimLeases(r reporter, e *env) {
 	_, err = cl.Renew(ctx, unknown, time.Second)
 	wantErr(r, "Renew of an id never enqueued", err, memory.ErrConflict)
 	wantErr(r, "Release of an id never enqueued", cl.Release(ctx, unknown), memory.ErrConflict)
-	mustEnqueue(r, cl, "an id that is claimed", []backend.Work{items[0]}, 0)
+	mustEnqueue(r, cl, "an id that is claimed", []driver.Work{items[0]}, 0)
 	noErr(r, "Complete of a after the refused calls", cl.Complete(ctx, a4))
 	for _, qq := range []string{q, q + "-2"} {
 		got := mustClaim(r, cl, "claim of what is left", qq, 10, time.Second)
@@ -414,39 +414,39 @@ func checkClaimBadInput(r reporter, e *env) {
 	inv, big := memory.ErrInvalidArgument, memory.ErrTooLarge
 	cases := []struct {
 		name string
-		mut  func(*backend.Work)
+		mut  func(*driver.Work)
 		want error
 	}{
-		{"empty queue", func(w *backend.Work) { w.Queue = "" }, inv},
-		{"queue over MaxQueueBytes", func(w *backend.Work) { w.Queue = strings.Repeat("q", backend.MaxQueueBytes+1) }, big},
-		{"queue not UTF-8", func(w *backend.Work) { w.Queue = "q\xff" }, inv},
-		{"queue with a NUL byte", func(w *backend.Work) { w.Queue = "q\x00" }, inv},
-		{"empty id", func(w *backend.Work) { w.ID = "" }, inv},
-		{"id over MaxIDBytes", func(w *backend.Work) { w.ID = strings.Repeat("i", memory.MaxIDBytes+1) }, big},
-		{"id not UTF-8", func(w *backend.Work) { w.ID = "\xc3\x28" }, inv},
-		{"id with a NUL byte", func(w *backend.Work) { w.ID = "i\x00d" }, inv},
-		{"payload over MaxPayloadBytes", func(w *backend.Work) { w.Payload = strings.Repeat("é", backend.MaxPayloadBytes/2) + "p" }, big},
-		{"payload not UTF-8", func(w *backend.Work) { w.Payload = "\xfe" }, inv},
-		{"payload with a NUL byte", func(w *backend.Work) { w.Payload = "{\x00}" }, inv},
-		{"zero Created", func(w *backend.Work) { w.Created = time.Time{} }, inv},
-		{"Created after 2262", func(w *backend.Work) { w.Created = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }, inv},
-		{"Created before 1678", func(w *backend.Work) { w.Created = time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }, inv},
-		{"identity with a newline", func(w *backend.Work) { w.Identity.User = "alice\n" }, inv},
-		{"identity not UTF-8", func(w *backend.Work) { w.Identity.Tenant = "t\xff" }, inv},
+		{"empty queue", func(w *driver.Work) { w.Queue = "" }, inv},
+		{"queue over MaxQueueBytes", func(w *driver.Work) { w.Queue = strings.Repeat("q", driver.MaxQueueBytes+1) }, big},
+		{"queue not UTF-8", func(w *driver.Work) { w.Queue = "q\xff" }, inv},
+		{"queue with a NUL byte", func(w *driver.Work) { w.Queue = "q\x00" }, inv},
+		{"empty id", func(w *driver.Work) { w.ID = "" }, inv},
+		{"id over MaxIDBytes", func(w *driver.Work) { w.ID = strings.Repeat("i", memory.MaxIDBytes+1) }, big},
+		{"id not UTF-8", func(w *driver.Work) { w.ID = "\xc3\x28" }, inv},
+		{"id with a NUL byte", func(w *driver.Work) { w.ID = "i\x00d" }, inv},
+		{"payload over MaxPayloadBytes", func(w *driver.Work) { w.Payload = strings.Repeat("é", driver.MaxPayloadBytes/2) + "p" }, big},
+		{"payload not UTF-8", func(w *driver.Work) { w.Payload = "\xfe" }, inv},
+		{"payload with a NUL byte", func(w *driver.Work) { w.Payload = "{\x00}" }, inv},
+		{"zero Created", func(w *driver.Work) { w.Created = time.Time{} }, inv},
+		{"Created after 2262", func(w *driver.Work) { w.Created = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC) }, inv},
+		{"Created before 1678", func(w *driver.Work) { w.Created = time.Date(1600, 1, 1, 0, 0, 0, 0, time.UTC) }, inv},
+		{"identity with a newline", func(w *driver.Work) { w.Identity.User = "alice\n" }, inv},
+		{"identity not UTF-8", func(w *driver.Work) { w.Identity.Tenant = "t\xff" }, inv},
 	}
 	for i, c := range cases {
 		bad := workItem(q, fmt.Sprintf("bad-%d", i), t0)
 		c.mut(&bad)
-		n, err := cl.Enqueue(ctx, []backend.Work{bad})
+		n, err := cl.Enqueue(ctx, []driver.Work{bad})
 		wantErr(r, "Enqueue of an item with "+c.name, err, c.want)
 		if n != 0 {
 			r.Errorf("Enqueue of an item with %s reported %d new items along with its error", c.name, n)
 		}
-		batch := []backend.Work{workItem(q, fmt.Sprintf("before-%d", i), t0), bad, workItem(q, fmt.Sprintf("after-%d", i), t0)}
+		batch := []driver.Work{workItem(q, fmt.Sprintf("before-%d", i), t0), bad, workItem(q, fmt.Sprintf("after-%d", i), t0)}
 		_, err = cl.Enqueue(ctx, batch)
 		wantErr(r, "Enqueue of a batch with an item with "+c.name, err, c.want)
 	}
-	tooMany := make([]backend.Work, memory.MaxBatch+1)
+	tooMany := make([]driver.Work, memory.MaxBatch+1)
 	for i := range tooMany {
 		tooMany[i] = workItem(q, fmt.Sprintf("many-%05d", i), t0)
 	}
@@ -457,13 +457,13 @@ func checkClaimBadInput(r reporter, e *env) {
 	}
 
 	// Every limit is inclusive.
-	edge := backend.Work{
-		Queue: strings.Repeat("q", backend.MaxQueueBytes), ID: strings.Repeat("i", memory.MaxIDBytes),
-		Identity: memory.Identity{Tenant: "t"}, Payload: strings.Repeat("é", backend.MaxPayloadBytes/2),
+	edge := driver.Work{
+		Queue: strings.Repeat("q", driver.MaxQueueBytes), ID: strings.Repeat("i", memory.MaxIDBytes),
+		Identity: memory.Identity{Tenant: "t"}, Payload: strings.Repeat("é", driver.MaxPayloadBytes/2),
 		Created: time.Unix(0, 0).Add(-time.Nanosecond),
 	}
-	mustEnqueue(r, cl, "an item at every limit", []backend.Work{edge}, 1)
-	got := mustClaim(r, cl, "claim of the item at every limit", edge.Queue, memory.MaxBatch, backend.MaxLease)
+	mustEnqueue(r, cl, "an item at every limit", []driver.Work{edge}, 1)
+	got := mustClaim(r, cl, "claim of the item at every limit", edge.Queue, memory.MaxBatch, driver.MaxLease)
 	if len(got) != 1 {
 		r.Fatalf("claim of the item at every limit returned %d items", len(got))
 	}
@@ -480,15 +480,15 @@ func checkClaimBadInput(r reporter, e *env) {
 		want  error
 	}{
 		{"an empty queue name", "", 1, time.Second, inv},
-		{"a queue name over MaxQueueBytes", strings.Repeat("q", backend.MaxQueueBytes+1), 1, time.Second, big},
+		{"a queue name over MaxQueueBytes", strings.Repeat("q", driver.MaxQueueBytes+1), 1, time.Second, big},
 		{"a queue name not UTF-8", "\xff", 1, time.Second, inv},
 		{"n = 0", q, 0, time.Second, inv},
 		{"n = -1", q, -1, time.Second, inv},
 		{"n = MaxBatch+1", q, memory.MaxBatch + 1, time.Second, inv},
 		{"a zero lease", q, 1, 0, inv},
 		{"a negative lease", q, 1, -time.Second, inv},
-		{"a lease under MinLease", q, 1, backend.MinLease - 1, inv},
-		{"a lease over MaxLease", q, 1, backend.MaxLease + 1, inv},
+		{"a lease under MinLease", q, 1, driver.MinLease - 1, inv},
+		{"a lease over MaxLease", q, 1, driver.MaxLease + 1, inv},
 	} {
 		ls, err := cl.Claim(ctx, c.queue, c.n, c.lease)
 		wantErr(r, "Claim with "+c.name, err, c.want)
@@ -496,20 +496,20 @@ func checkClaimBadInput(r reporter, e *env) {
 			r.Errorf("Claim with %s returned %d leases along with its error", c.name, len(ls))
 		}
 	}
-	mustEnqueue(r, cl, "an item for the shortest lease", []backend.Work{workItem(q, "short", t0)}, 1)
-	if got := mustClaim(r, cl, "claim with MinLease", q, 1, backend.MinLease); len(got) != 1 {
+	mustEnqueue(r, cl, "an item for the shortest lease", []driver.Work{workItem(q, "short", t0)}, 1)
+	if got := mustClaim(r, cl, "claim with MinLease", q, 1, driver.MinLease); len(got) != 1 {
 		r.Errorf("Claim with the shortest lease returned %d items, want 1", len(got))
 	}
 
 	for _, c := range []struct {
 		name string
-		mut  func(*backend.Lease)
+		mut  func(*driver.Lease)
 		want error
 	}{
-		{"no token", func(l *backend.Lease) { l.Token = "" }, inv},
-		{"no id", func(l *backend.Lease) { l.ID = "" }, inv},
-		{"no queue", func(l *backend.Lease) { l.Queue = "" }, inv},
-		{"a queue name over MaxQueueBytes", func(l *backend.Lease) { l.Queue += "q" }, big},
+		{"no token", func(l *driver.Lease) { l.Token = "" }, inv},
+		{"no id", func(l *driver.Lease) { l.ID = "" }, inv},
+		{"no queue", func(l *driver.Lease) { l.Queue = "" }, inv},
+		{"a queue name over MaxQueueBytes", func(l *driver.Lease) { l.Queue += "q" }, big},
 	} {
 		l := held
 		c.mut(&l)
@@ -518,7 +518,7 @@ func checkClaimBadInput(r reporter, e *env) {
 		wantErr(r, "Complete of a lease with "+c.name, cl.Complete(ctx, l), c.want)
 		wantErr(r, "Release of a lease with "+c.name, cl.Release(ctx, l), c.want)
 	}
-	for _, lease := range []time.Duration{0, backend.MinLease - 1, backend.MaxLease + 1} {
+	for _, lease := range []time.Duration{0, driver.MinLease - 1, driver.MaxLease + 1} {
 		_, err := cl.Renew(ctx, held, lease)
 		wantErr(r, fmt.Sprintf("Renew for %s", lease), err, inv)
 	}
@@ -536,7 +536,7 @@ func checkClaimLifecycle(r reporter, e *env) {
 	bg := context.Background()
 	const q = "lifecycle"
 	x1, x2 := workItem(q, "x1", t0), workItem(q, "x2", t0.Add(1))
-	mustEnqueue(r, cl, "two items", []backend.Work{x1, x2}, 2)
+	mustEnqueue(r, cl, "two items", []driver.Work{x1, x2}, 2)
 	held := mustClaim(r, cl, "claim of x1", q, 1, time.Minute)
 	if len(held) != 1 {
 		r.Fatalf("claim of one item returned %q", leaseIDs(held))
@@ -551,7 +551,7 @@ func checkClaimLifecycle(r reporter, e *env) {
 		want error
 	}{{cancelled, context.Canceled}, {expired, context.DeadlineExceeded}} {
 		what := " with " + c.want.Error()
-		n, err := cl.Enqueue(c.ctx, []backend.Work{workItem(q, "x3", t0)})
+		n, err := cl.Enqueue(c.ctx, []driver.Work{workItem(q, "x3", t0)})
 		wantErr(r, "Enqueue"+what, err, c.want)
 		if n != 0 {
 			r.Errorf("Enqueue%s reported %d new items", what, n)
@@ -584,7 +584,7 @@ func checkClaimLifecycle(r reporter, e *env) {
 
 	noErr(r, "Close", d.Close())
 	noErr(r, "second Close", d.Close())
-	_, err := cl.Enqueue(bg, []backend.Work{workItem(q, "x4", t0)})
+	_, err := cl.Enqueue(bg, []driver.Work{workItem(q, "x4", t0)})
 	wantErr(r, "Enqueue after Close", err, memory.ErrClosed)
 	_, err = cl.Claim(bg, q, 1, time.Minute)
 	wantErr(r, "Claim after Close", err, memory.ErrClosed)
@@ -609,14 +609,14 @@ func checkClaimDeadWorkers(r reporter, e *env) {
 	bg := context.Background()
 	other := e.replica(r, d)
 	const q = "dead"
-	var items []backend.Work
+	var items []driver.Work
 	for i := range 6 {
 		items = append(items, workItem(q, fmt.Sprintf("d%d", i), t0.Add(time.Duration(i))))
 	}
 	mustEnqueue(r, cl, "six items", items, 6)
 
 	// A worker claims three items, starts working and is cancelled.
-	claimed := make(chan []backend.Lease, 1)
+	claimed := make(chan []driver.Lease, 1)
 	finished := make(chan error, 1)
 	ctx, cancel := context.WithCancel(bg)
 	go func() {
@@ -659,7 +659,7 @@ func checkClaimDeadWorkers(r reporter, e *env) {
 		return
 	}
 	q2 := q + "-closed"
-	var more []backend.Work
+	var more []driver.Work
 	for i := range 4 {
 		more = append(more, workItem(q2, fmt.Sprintf("c%d", i), t0.Add(time.Duration(i))))
 	}
@@ -671,7 +671,7 @@ func checkClaimDeadWorkers(r reporter, e *env) {
 	noErr(r, "Close of the replica holding claims", rd.Close())
 	wantErr(r, "Complete on the closed replica", rcl.Complete(bg, held[0]), memory.ErrClosed)
 	live = mustClaim(r, cl, "claim while the closed replica's leases run", q2, 10, time.Minute)
-	if len(live) != 2 || slices.ContainsFunc(live, func(l backend.Lease) bool { return l.ID == held[0].ID || l.ID == held[1].ID }) {
+	if len(live) != 2 || slices.ContainsFunc(live, func(l driver.Lease) bool { return l.ID == held[0].ID || l.ID == held[1].ID }) {
 		r.Errorf("claim while the closed replica's leases run returned %q; %q are still leased", leaseIDs(live), leaseIDs(held))
 	}
 	for _, l := range live {
@@ -685,7 +685,7 @@ func checkClaimDeadWorkers(r reporter, e *env) {
 // instant they do, at the next attempt, and that they then complete
 // exactly once while the dead claims' tokens fail with
 // memory.ErrConflict.
-func reclaimAfter(r reporter, clk *fakeClock, cl backend.Claimer, q string, dead []backend.Lease, lease time.Duration, who string) {
+func reclaimAfter(r reporter, clk *fakeClock, cl driver.Claimer, q string, dead []driver.Lease, lease time.Duration, who string) {
 	r.Helper()
 	bg := context.Background()
 	clk.Set(dead[0].Expires.Add(-time.Nanosecond))
@@ -717,7 +717,7 @@ func reclaimAfter(r reporter, clk *fakeClock, cl backend.Claimer, q string, dead
 
 // modelItem is the reference model's state of one item.
 type modelItem struct {
-	work     backend.Work
+	work     driver.Work
 	token    string // "" while pending
 	expires  time.Time
 	attempts int
@@ -741,9 +741,9 @@ func checkClaimModel(r reporter, e *env) {
 	for _, q := range queues {
 		model[q] = map[string]*modelItem{}
 	}
-	var history []backend.Lease // every lease handed out, current or stale
+	var history []driver.Lease // every lease handed out, current or stale
 	tokens := map[string]bool{}
-	leases := []time.Duration{backend.MinLease, time.Second, 10 * time.Second, time.Minute}
+	leases := []time.Duration{driver.MinLease, time.Second, 10 * time.Second, time.Minute}
 	counts := map[string]int{} // what the sequence exercised
 	const ops = 1500
 	for op := 0; op < ops && !f.enough(); op++ {
@@ -752,7 +752,7 @@ func checkClaimModel(r reporter, e *env) {
 		m := model[q]
 		switch k := rng.IntN(100); {
 		case k < 20: // enqueue a few ids, some already present
-			var batch []backend.Work
+			var batch []driver.Work
 			seen := map[string]bool{}
 			wantNew := 0
 			for range 1 + rng.IntN(5) {
@@ -828,7 +828,7 @@ func checkClaimModel(r reporter, e *env) {
 			switch k % 3 {
 			case 0:
 				lease := leases[rng.IntN(len(leases))]
-				var got backend.Lease
+				var got driver.Lease
 				got, err = cl.Renew(ctx, l, lease)
 				what = fmt.Sprintf(what, "Renew")
 				if current && err == nil {
@@ -926,7 +926,7 @@ func checkClaimRace(r reporter, e *env) {
 		return
 	}
 	rng := e.rand(r)
-	replicas := []backend.Claimer{cl, e.replica(r, d)}
+	replicas := []driver.Claimer{cl, e.replica(r, d)}
 	rc := newRaceCheck(claimRaceItems)
 	const q = "race"
 

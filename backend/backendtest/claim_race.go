@@ -10,12 +10,12 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // raceCheck is the bookkeeping of checkClaimRace, shared by its workers.
 type raceCheck struct {
-	items    []backend.Work
+	items    []driver.Work
 	index    map[string]int // item id -> position in items; read only
 	deadline time.Time      // set before the workers start
 	abort    atomic.Bool    // stop early: failures enough
@@ -76,7 +76,7 @@ const (
 
 func newRaceCheck(n int) *raceCheck {
 	rc := &raceCheck{
-		items:       make([]backend.Work, n),
+		items:       make([]driver.Work, n),
 		index:       make(map[string]int, n),
 		completions: make([]atomic.Int32, n),
 		spans:       make([][]claimSpan, n),
@@ -85,7 +85,7 @@ func newRaceCheck(n int) *raceCheck {
 		id := fmt.Sprintf("race-%05d", i)
 		// Creation order differs from id order.
 		created := t0.Add(time.Duration((i*7919)%n) * time.Microsecond)
-		rc.items[i] = backend.Work{
+		rc.items[i] = driver.Work{
 			Queue: "race", ID: id, Identity: memory.Identity{Tenant: "race", User: fmt.Sprintf("u%d", i%5)},
 			Payload: fmt.Sprintf(`{"item":%d}`, i), Created: created,
 		}
@@ -122,7 +122,7 @@ func (rc *raceCheck) work(ctx context.Context, d time.Duration) bool {
 }
 
 // worker claims and works until every item is completed.
-func (rc *raceCheck) worker(c *collector, cl backend.Claimer, name, q string, rng *rand.Rand) {
+func (rc *raceCheck) worker(c *collector, cl driver.Claimer, name, q string, rng *rand.Rand) {
 	bg := context.Background()
 	for rc.completed.Load() < int64(len(rc.items)) && !rc.over() {
 		asked := time.Now()
@@ -177,7 +177,7 @@ func (rc *raceCheck) worker(c *collector, cl backend.Claimer, name, q string, rn
 
 // claimed checks and records the leases of one Claim, asked for and
 // returned at the given times.
-func (rc *raceCheck) claimed(c *collector, name string, ls []backend.Lease, asked, returned time.Time) bool {
+func (rc *raceCheck) claimed(c *collector, name string, ls []driver.Lease, asked, returned time.Time) bool {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	for _, l := range ls {
@@ -202,7 +202,7 @@ func (rc *raceCheck) claimed(c *collector, name string, ls []backend.Lease, aske
 }
 
 // span returns the recorded span of lease l. The caller holds rc.mu.
-func (rc *raceCheck) span(l backend.Lease) *claimSpan {
+func (rc *raceCheck) span(l driver.Lease) *claimSpan {
 	spans := rc.spans[rc.index[l.ID]]
 	for i := range spans {
 		if spans[i].token == l.Token {
@@ -216,7 +216,7 @@ func (rc *raceCheck) span(l backend.Lease) *claimSpan {
 // returned at the given time: success, or memory.ErrConflict once l's
 // lease had run out, when another worker may have claimed the item. It
 // reports whether the call succeeded.
-func (rc *raceCheck) settled(c *collector, name, call string, l backend.Lease, err error, returned time.Time) bool {
+func (rc *raceCheck) settled(c *collector, name, call string, l driver.Lease, err error, returned time.Time) bool {
 	switch {
 	case err == nil:
 		return true
@@ -232,7 +232,7 @@ func (rc *raceCheck) settled(c *collector, name, call string, l backend.Lease, e
 }
 
 // complete completes ls and counts the successes.
-func (rc *raceCheck) complete(c *collector, cl backend.Claimer, name string, ls []backend.Lease) {
+func (rc *raceCheck) complete(c *collector, cl driver.Claimer, name string, ls []driver.Lease) {
 	for _, l := range ls {
 		called := time.Now()
 		err := cl.Complete(context.Background(), l)
@@ -244,8 +244,8 @@ func (rc *raceCheck) complete(c *collector, cl backend.Claimer, name string, ls 
 }
 
 // renew renews ls and returns the leases still held.
-func (rc *raceCheck) renew(c *collector, cl backend.Claimer, name string, ls []backend.Lease) []backend.Lease {
-	var kept []backend.Lease
+func (rc *raceCheck) renew(c *collector, cl driver.Claimer, name string, ls []driver.Lease) []driver.Lease {
+	var kept []driver.Lease
 	for _, l := range ls {
 		called := time.Now()
 		nl, err := cl.Renew(context.Background(), l, claimRaceLease)
@@ -269,7 +269,7 @@ func (rc *raceCheck) renew(c *collector, cl backend.Claimer, name string, ls []b
 }
 
 // release releases ls.
-func (rc *raceCheck) release(c *collector, cl backend.Claimer, name string, ls []backend.Lease) {
+func (rc *raceCheck) release(c *collector, cl driver.Claimer, name string, ls []driver.Lease) {
 	for _, l := range ls {
 		called := time.Now()
 		err := cl.Release(context.Background(), l)

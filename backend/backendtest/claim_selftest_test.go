@@ -10,10 +10,10 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-// claimFaults are the rules of backend.Claimer a faultyClaimer breaks.
+// claimFaults are the rules of driver.Claimer a faultyClaimer breaks.
 type claimFaults struct {
 	ignoreLease  bool // Claim hands out items whose lease still runs
 	noTokenCheck bool // Renew, Complete and Release accept any token
@@ -38,13 +38,13 @@ type faultyClaimer struct {
 }
 
 type faultyItem struct {
-	w        backend.Work
+	w        driver.Work
 	token    string
 	until    time.Time
 	attempts int
 }
 
-func newFaultyClaimer(clock backend.Clock, f claimFaults) *faultyClaimer {
+func newFaultyClaimer(clock memory.Clock, f claimFaults) *faultyClaimer {
 	return &faultyClaimer{mapDriver: newMapDriver(clock), claimFaults: f, items: map[[2]string]*faultyItem{}}
 }
 
@@ -63,7 +63,7 @@ func (d *faultyClaimer) enter(ctx context.Context) error {
 	return nil
 }
 
-func (d *faultyClaimer) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
+func (d *faultyClaimer) Enqueue(ctx context.Context, items []driver.Work) (int, error) {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	if err := d.enter(ctx); err != nil {
@@ -71,7 +71,7 @@ func (d *faultyClaimer) Enqueue(ctx context.Context, items []backend.Work) (int,
 	}
 	var failed error
 	if !d.noValidation {
-		if err := backend.CheckEnqueue(items); err != nil {
+		if err := driver.CheckEnqueue(items); err != nil {
 			if !d.nonAtomic || len(items) > memory.MaxBatch {
 				return 0, err
 			}
@@ -96,14 +96,14 @@ func (d *faultyClaimer) Enqueue(ctx context.Context, items []backend.Work) (int,
 	return n, nil
 }
 
-func (d *faultyClaimer) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+func (d *faultyClaimer) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]driver.Lease, error) {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	if err := d.enter(ctx); err != nil {
 		return nil, err
 	}
 	if !d.noValidation {
-		if err := backend.CheckClaim(queue, n, lease); err != nil {
+		if err := driver.CheckClaim(queue, n, lease); err != nil {
 			return nil, err
 		}
 	}
@@ -129,7 +129,7 @@ func (d *faultyClaimer) Claim(ctx context.Context, queue string, n int, lease ti
 			cands = cands[:min(len(cands), n)]
 		}
 	}
-	var out []backend.Lease
+	var out []driver.Lease
 	for _, it := range cands {
 		if it.token == "" || !d.sameToken {
 			d.tokens++
@@ -137,18 +137,18 @@ func (d *faultyClaimer) Claim(ctx context.Context, queue string, n int, lease ti
 		}
 		it.until = now.Add(lease)
 		it.attempts++
-		out = append(out, backend.Lease{Work: it.w, Token: it.token, Expires: it.until, Attempt: it.attempts})
+		out = append(out, driver.Lease{Work: it.w, Token: it.token, Expires: it.until, Attempt: it.attempts})
 	}
 	return out, nil
 }
 
 // current returns l's item if l is its current claim.
-func (d *faultyClaimer) current(ctx context.Context, l backend.Lease) (*faultyItem, error) {
+func (d *faultyClaimer) current(ctx context.Context, l driver.Lease) (*faultyItem, error) {
 	if err := d.enter(ctx); err != nil {
 		return nil, err
 	}
 	if !d.noValidation {
-		if err := backend.CheckLease(l); err != nil {
+		if err := driver.CheckLease(l); err != nil {
 			return nil, err
 		}
 	}
@@ -159,23 +159,23 @@ func (d *faultyClaimer) current(ctx context.Context, l backend.Lease) (*faultyIt
 	return it, nil
 }
 
-func (d *faultyClaimer) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
+func (d *faultyClaimer) Renew(ctx context.Context, l driver.Lease, lease time.Duration) (driver.Lease, error) {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	it, err := d.current(ctx, l)
 	if err != nil {
-		return backend.Lease{}, err
+		return driver.Lease{}, err
 	}
 	if !d.noValidation {
-		if err := backend.CheckRenew(l, lease); err != nil {
-			return backend.Lease{}, err
+		if err := driver.CheckRenew(l, lease); err != nil {
+			return driver.Lease{}, err
 		}
 	}
 	it.until = d.clock.Now().Add(lease)
-	return backend.Lease{Work: it.w, Token: it.token, Expires: it.until, Attempt: it.attempts}, nil
+	return driver.Lease{Work: it.w, Token: it.token, Expires: it.until, Attempt: it.attempts}, nil
 }
 
-func (d *faultyClaimer) Complete(ctx context.Context, l backend.Lease) error {
+func (d *faultyClaimer) Complete(ctx context.Context, l driver.Lease) error {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	if _, err := d.current(ctx, l); err != nil {
@@ -185,7 +185,7 @@ func (d *faultyClaimer) Complete(ctx context.Context, l backend.Lease) error {
 	return nil
 }
 
-func (d *faultyClaimer) Release(ctx context.Context, l backend.Lease) error {
+func (d *faultyClaimer) Release(ctx context.Context, l driver.Lease) error {
 	d.qmu.Lock()
 	defer d.qmu.Unlock()
 	it, err := d.current(ctx, l)
@@ -202,7 +202,7 @@ var claimChecks = []string{"Claim", "ClaimLeases", "ClaimModel", "ClaimBadInput"
 // claimer: none may fail.
 func TestClaimChecksPass(t *testing.T) {
 	cfg := Config{
-		NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return newFaultyClaimer(c, claimFaults{}) },
+		NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return newFaultyClaimer(c, claimFaults{}) },
 		Claimer:   true,
 	}
 	for _, name := range claimChecks {
@@ -237,7 +237,7 @@ func TestClaimChecksCatchFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := Config{
-				NewDriver: func(_ *testing.T, clock backend.Clock) backend.Driver {
+				NewDriver: func(_ *testing.T, clock memory.Clock) driver.Driver {
 					if c.plain {
 						return newMapDriver(clock)
 					}

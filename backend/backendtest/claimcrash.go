@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/proctest"
 )
 
@@ -44,7 +44,7 @@ const (
 // or when nothing is left to claim, and waits to be killed; otherwise it
 // claims until it is killed, or prints "EMPTY" and waits when nothing is
 // left. Outside a ClaimCrashTest child it skips.
-func ClaimCrashChild(t *testing.T, open func() (backend.Driver, error)) {
+func ClaimCrashChild(t *testing.T, open func() (driver.Driver, error)) {
 	proctest.Child(t)
 	mode := os.Getenv(claimCrashModeEnv)
 	hold, seedText, _ := strings.Cut(mode, ":")
@@ -55,9 +55,9 @@ func ClaimCrashChild(t *testing.T, open func() (backend.Driver, error)) {
 		fmt.Println("ERR", err)
 		os.Exit(1)
 	}
-	cl, ok := d.(backend.Claimer)
+	cl, ok := d.(driver.Claimer)
 	if !ok {
-		fmt.Printf("ERR the driver (%T) does not implement backend.Claimer\n", d)
+		fmt.Printf("ERR the driver (%T) does not implement driver.Claimer\n", d)
 		os.Exit(1)
 	}
 	ctx := context.Background()
@@ -103,9 +103,9 @@ func ClaimCrashChild(t *testing.T, open func() (backend.Driver, error)) {
 
 // crashRound is what the parent learns from one child's output.
 type crashRound struct {
-	leases     map[string]backend.Lease // the child's latest claim of each item
-	completing map[string]bool          // Complete called
-	done       map[string]bool          // Complete returned
+	leases     map[string]driver.Lease // the child's latest claim of each item
+	completing map[string]bool         // Complete called
+	done       map[string]bool         // Complete returned
 	held       bool
 }
 
@@ -128,7 +128,7 @@ type crashRound struct {
 // child completed ever comes back. It releases what it claimed for the
 // next child. At the end it completes everything left, and checks that
 // every item was completed exactly once, by a child or by itself.
-func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock backend.Clock) (backend.Driver, error)) {
+func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock memory.Clock) (driver.Driver, error)) {
 	if proctest.IsChild() {
 		t.Skip("this is the child")
 	}
@@ -144,12 +144,12 @@ func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock ba
 		t.Fatalf("open: %v", err)
 	}
 	t.Cleanup(func() { _ = d.Close() })
-	cl, ok := d.(backend.Claimer)
+	cl, ok := d.(driver.Claimer)
 	if !ok {
-		t.Fatalf("the driver (%T) does not implement backend.Claimer", d)
+		t.Fatalf("the driver (%T) does not implement driver.Claimer", d)
 	}
 	ctx := context.Background()
-	var items []backend.Work
+	var items []driver.Work
 	for i := range claimCrashItems {
 		items = append(items, workItem(claimCrashQueue, fmt.Sprintf("crash-%03d", i), t0.Add(time.Duration(i)*time.Millisecond)))
 	}
@@ -183,20 +183,20 @@ func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock ba
 		for id := range cr.done {
 			completed[id] = true
 		}
-		var dead []backend.Lease // claims the dead child held
+		var dead []driver.Lease // claims the dead child held
 		for id, l := range cr.leases {
 			if !cr.completing[id] {
 				dead = append(dead, l)
 			}
 		}
-		slices.SortFunc(dead, func(a, b backend.Lease) int { return a.Expires.Compare(b.Expires) })
+		slices.SortFunc(dead, func(a, b driver.Lease) int { return a.Expires.Compare(b.Expires) })
 		if mode == "hold" && (!cr.held || len(dead) == 0) {
 			t.Fatalf("round %d: the child held no claims when it was killed (it reported %d claims)", round, len(cr.leases))
 		}
 		held += len(dead)
 		t.Logf("round %d (%s): the child claimed %d items, completed %d, and died holding %d", round, mode, len(cr.leases), len(cr.done), len(dead))
 
-		check := func(what string, at time.Time, mustHave, mustNotHave []backend.Lease, stale bool) {
+		check := func(what string, at time.Time, mustHave, mustNotHave []driver.Lease, stale bool) {
 			t.Helper()
 			clk.Set(at)
 			got := claimAll(t, cl, what)
@@ -228,7 +228,7 @@ func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock ba
 		}
 		if len(dead) > 0 {
 			first := dead[0].Expires
-			var lapsed []backend.Lease
+			var lapsed []driver.Lease
 			for _, l := range dead {
 				if l.Expires.Equal(first) {
 					lapsed = append(lapsed, l)
@@ -279,7 +279,7 @@ func ClaimCrashTest(t *testing.T, child string, env []string, open func(clock ba
 func runCrashChild(t *testing.T, child string, env []string, mode string, rng *rand.Rand, whileHeld func(crashRound)) crashRound {
 	t.Helper()
 	p := proctest.Start(t, child, proctest.Options{Env: append(slices.Clip(env), claimCrashModeEnv+"="+mode)})
-	cr := crashRound{leases: map[string]backend.Lease{}, completing: map[string]bool{}, done: map[string]bool{}}
+	cr := crashRound{leases: map[string]driver.Lease{}, completing: map[string]bool{}, done: map[string]bool{}}
 	for line := range p.Lines() {
 		f := strings.Fields(line)
 		if len(f) == 0 {
@@ -299,7 +299,7 @@ func runCrashChild(t *testing.T, child string, env []string, mode string, rng *r
 			if err != nil {
 				continue
 			}
-			cr.leases[f[1]] = backend.Lease{Work: backend.Work{Queue: claimCrashQueue, ID: f[1]}, Token: f[2], Expires: time.Unix(0, ns).UTC()}
+			cr.leases[f[1]] = driver.Lease{Work: driver.Work{Queue: claimCrashQueue, ID: f[1]}, Token: f[2], Expires: time.Unix(0, ns).UTC()}
 		case "COMPLETING":
 			if len(f) == 2 {
 				cr.completing[f[1]] = true
@@ -325,10 +325,10 @@ func runCrashChild(t *testing.T, child string, env []string, mode string, rng *r
 
 // settleAll calls fn (Release or Complete) on every lease of ls, a few at
 // a time, and stops the test on error.
-func settleAll(t *testing.T, what string, ls []backend.Lease, fn func(context.Context, backend.Lease) error) {
+func settleAll(t *testing.T, what string, ls []driver.Lease, fn func(context.Context, driver.Lease) error) {
 	t.Helper()
 	errs := make(chan error, len(ls))
-	next := make(chan backend.Lease)
+	next := make(chan driver.Lease)
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
@@ -351,7 +351,7 @@ func settleAll(t *testing.T, what string, ls []backend.Lease, fn func(context.Co
 }
 
 // claimAll claims every claimable item of the crash queue for a minute.
-func claimAll(t *testing.T, cl backend.Claimer, what string) []backend.Lease {
+func claimAll(t *testing.T, cl driver.Claimer, what string) []driver.Lease {
 	t.Helper()
 	ls, err := cl.Claim(context.Background(), claimCrashQueue, claimCrashItems, time.Minute)
 	if err != nil {

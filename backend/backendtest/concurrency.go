@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // collector is a reporter that goroutines share; the check reports what it
@@ -111,7 +111,7 @@ func checkConcurrency(r reporter, e *env) {
 					return
 				}
 				// Read your own writes.
-				got, err := d.List(ctx, backend.Query{Filter: ownFilter})
+				got, err := d.List(ctx, driver.Query{Filter: ownFilter})
 				if err != nil {
 					c.Errorf("writer %d: List: %v", w, err)
 					return
@@ -137,7 +137,7 @@ func checkConcurrency(r reporter, e *env) {
 				c.Errorf("deleter: Put: %v", err)
 				return
 			}
-			n, err := d.Delete(ctx, backend.Query{Filter: f})
+			n, err := d.Delete(ctx, driver.Query{Filter: f})
 			if err != nil || n != 3 {
 				c.Errorf("deleter: Delete of its 3 records: removed %d, error %v", n, err)
 				return
@@ -148,7 +148,7 @@ func checkConcurrency(r reporter, e *env) {
 		readersWG.Go(func() {
 			last := 0
 			for !stop.Load() {
-				got, err := d.List(ctx, backend.Query{Filter: squadFilter})
+				got, err := d.List(ctx, driver.Query{Filter: squadFilter})
 				if err != nil {
 					c.Errorf("reader: List: %v", err)
 					return
@@ -179,7 +179,7 @@ func checkConcurrency(r reporter, e *env) {
 	// Every record written is present exactly once.
 	var wantShared []memory.Record
 	for w := range writers {
-		got := mustList(r, d, "final List", backend.Query{Filter: mustFilter(r, memory.Posture{}, own(w), memory.LevelUser)})
+		got := mustList(r, d, "final List", driver.Query{Filter: mustFilter(r, memory.Posture{}, own(w), memory.LevelUser)})
 		want := append([]memory.Record(nil), mine[w]...)
 		sortNewest(want)
 		sameIDs(r, fmt.Sprintf("writer %d's records at the end", w), got, want)
@@ -189,7 +189,7 @@ func checkConcurrency(r reporter, e *env) {
 		wantShared = append(wantShared, memory.Record{ID: fmt.Sprintf("hot-%d", i), Created: t0})
 	}
 	sortNewest(wantShared)
-	got := mustList(r, d, "final List", backend.Query{Filter: squadFilter})
+	got := mustList(r, d, "final List", driver.Query{Filter: squadFilter})
 	sameIDs(r, "shared squad at the end", got, wantShared)
 	for _, rec := range got {
 		if rec.Identity == hotIdentity && !hotContent[rec.Content] {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/proctest"
 )
 
@@ -23,7 +23,7 @@ var crashScope = memory.Identity{Tenant: "crash", Session: "crash"}
 // durable store with open and writes records, single and batched, until it
 // is killed, printing "ACK <id>" for each record after its Put returns.
 // Outside a CrashTest child it skips.
-func CrashChild(t *testing.T, open func() (backend.Driver, error)) {
+func CrashChild(t *testing.T, open func() (driver.Driver, error)) {
 	proctest.Child(t)
 	d, err := open()
 	if err != nil {
@@ -53,7 +53,7 @@ func CrashChild(t *testing.T, open func() (backend.Driver, error)) {
 // the test named child, which calls CrashChild; env is added to its
 // environment so it opens the same store. After each kill the store must
 // reopen cleanly with open and hold every write the child acknowledged.
-func CrashTest(t *testing.T, child string, env []string, open func() (backend.Driver, error)) {
+func CrashTest(t *testing.T, child string, env []string, open func() (driver.Driver, error)) {
 	if proctest.IsChild() {
 		t.Skip("this is the child")
 	}
@@ -81,7 +81,7 @@ func CrashTest(t *testing.T, child string, env []string, open func() (backend.Dr
 		if err != nil {
 			t.Fatalf("round %d: reopening after SIGKILL: %v", round, err)
 		}
-		q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: crashScope}}
+		q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: crashScope}}
 		recs, err := d.List(context.Background(), q)
 		_ = d.Close()
 		if err != nil {

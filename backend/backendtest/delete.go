@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // forgetLargeCount is how many records the large forget erases in one
@@ -17,7 +17,7 @@ const forgetLargeCount = memory.MaxBatch + 50
 
 // verifyTenants compares the whole content of every generated tenant with
 // the model.
-func verifyTenants(r reporter, d backend.Driver, m *model, what string) {
+func verifyTenants(r reporter, d driver.Driver, m *model, what string) {
 	r.Helper()
 	for _, tenant := range tenantPool {
 		got, err := d.List(context.Background(), tenantQuery(tenant))
@@ -73,7 +73,7 @@ func checkForgetLevels(r reporter, e *env) {
 				n, err = st.Forget(ctx, c, l)
 			} else {
 				how = "Driver.Delete"
-				n, err = d.Delete(ctx, backend.Query{Filter: mustFilter(r, p, c, l)})
+				n, err = d.Delete(ctx, driver.Query{Filter: mustFilter(r, p, c, l)})
 			}
 			what := fmt.Sprintf("%s(%+v, %s)", how, c, l)
 			if !noErr(f, what, err) {
@@ -153,7 +153,7 @@ func checkForgetLarge(r reporter, e *env) {
 	mustPut(r, d, "the rest", append(slices.Clone(recs[memory.MaxBatch:]), kept...))
 
 	filter := mustFilter(r, memory.Posture{}, target, memory.LevelSession)
-	got := mustList(r, d, "List before the forget", backend.Query{Filter: filter})
+	got := mustList(r, d, "List before the forget", driver.Query{Filter: filter})
 	if want := forgetLargeCount - expired; len(got) != want {
 		r.Errorf("List of %d unexpired records returned %d: List has no page cap", want, len(got))
 	}
@@ -162,7 +162,7 @@ func checkForgetLarge(r reporter, e *env) {
 	if n != forgetLargeCount {
 		r.Errorf("Forget of %d records (%d of them expired) reported %d", forgetLargeCount, expired, n)
 	}
-	if got := mustList(r, d, "List after the forget", backend.Query{Filter: filter}); len(got) != 0 {
+	if got := mustList(r, d, "List after the forget", driver.Query{Filter: filter}); len(got) != 0 {
 		r.Errorf("%d records left after the forget, want none", len(got))
 	}
 	m := newModel(kept)
@@ -171,7 +171,7 @@ func checkForgetLarge(r reporter, e *env) {
 		got := mustList(r, d, "List neighbours", tenantQuery(tenant))
 		compareList(r, m, fmt.Sprintf("neighbours in tenant %q after the forget", tenant), got, m.list(scope, narrowing{}, t0))
 	}
-	n, err = d.Delete(ctx, backend.Query{Filter: filter})
+	n, err = d.Delete(ctx, driver.Query{Filter: filter})
 	if noErr(r, "second Delete", err) && n != 0 {
 		r.Errorf("a second Delete of the same scope reported %d, want 0", n)
 	}
@@ -215,7 +215,7 @@ func checkDeleteNarrowing(r reporter, e *env) {
 	}
 	for _, n := range steps {
 		what := "Delete " + n.String()
-		got, err := d.Delete(ctx, backend.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
+		got, err := d.Delete(ctx, driver.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
 		if !noErr(r, what, err) {
 			continue
 		}

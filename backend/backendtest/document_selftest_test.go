@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // reencoding wraps the correct map driver and stores every document's
@@ -93,7 +93,7 @@ func positionalNumbers(v any) any {
 // re-encode document JSON on Put or on Swap: every payload the
 // re-encoding changes must be reported, at the stage it was changed.
 func TestDocumentJSONCatchesReencoding(t *testing.T) {
-	bare := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return newMapDriver(c) }, Swapper: true}
+	bare := Config{NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return newMapDriver(c) }, Swapper: true}
 	if errs := runRecorded(t, bare, "DocumentJSON"); len(errs) != 0 {
 		t.Fatalf("the DocumentJSON check fails on the correct driver: %s", errs[0])
 	}
@@ -117,7 +117,7 @@ func TestDocumentJSONCatchesReencoding(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := Config{
-				NewDriver: func(_ *testing.T, clk backend.Clock) backend.Driver {
+				NewDriver: func(_ *testing.T, clk memory.Clock) driver.Driver {
 					return &reencoding{mapDriver: newMapDriver(clk), onPut: c.onPut, onSwap: c.onSwap}
 				},
 				Swapper: true,
@@ -155,7 +155,7 @@ func (d lenientJSON) Put(ctx context.Context, recs []memory.Record) error {
 // driver that accepts documents with the escapes jsonb refuses: each such
 // document must be reported.
 func TestBadRecordsCatchLenientJSON(t *testing.T) {
-	cfg := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return lenientJSON{newMapDriver(c)} }}
+	cfg := Config{NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return lenientJSON{newMapDriver(c)} }}
 	errs := runRecorded(t, cfg, "BadRecords")
 	for _, name := range []string{"the escape \\u0000", "a lone high surrogate escape", "a high surrogate escape before another escape", "a lone low surrogate escape"} {
 		want := "Put of a record with document holding " + name + ": got no error"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // jsonString returns text encoded as one JSON string, HTML characters
@@ -54,7 +54,7 @@ var documentPayloads = []struct{ name, json string }{
 // checkDocumentJSON checks that a document's JSON comes back exactly as
 // written — white space, key order, duplicate keys, number spellings and
 // escapes included — when first stored, when replaced, and when swapped
-// in by a driver that declares backend.Swapper.
+// in by a driver that declares driver.Swapper.
 func checkDocumentJSON(r reporter, e *env) {
 	d, _ := e.open(r)
 	ctx := context.Background()
@@ -84,7 +84,7 @@ func checkDocumentJSON(r reporter, e *env) {
 			name := documentPayloads[(i+shift)%len(documentPayloads)].name
 			sameRecords(r, fmt.Sprintf("document JSON with %s, %s", name, stage), mustList(r, d, "List", q), []memory.Record{w})
 		}
-		all := backend.Query{Filter: mustFilter(r, memory.Posture{}, writer, memory.LevelSquad), Kinds: []memory.Kind{memory.KindDocument}}
+		all := driver.Query{Filter: mustFilter(r, memory.Posture{}, writer, memory.LevelSquad), Kinds: []memory.Kind{memory.KindDocument}}
 		want = append([]memory.Record(nil), want...)
 		sortNewest(want)
 		sameRecords(r, "all documents through a level, "+stage, mustList(r, d, "List", all), want)
@@ -99,7 +99,7 @@ func checkDocumentJSON(r reporter, e *env) {
 	mustPut(r, d, "replaced documents", recs)
 	verify("after a replacement", recs, 1)
 
-	sw, ok := d.(backend.Swapper)
+	sw, ok := d.(driver.Swapper)
 	if !ok || !e.cfg.Swapper {
 		return
 	}

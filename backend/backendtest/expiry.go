@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // expiring returns a record of id that was created ago before t0 and
@@ -48,9 +48,9 @@ func checkExpiry(r reporter, e *env) {
 		when := "at " + at.Format(time.RFC3339Nano)
 		want := m.list(scope, narrowing{}, at)
 		compareList(r, m, when+": List tenant", mustList(r, d, when, tenantQuery("exp")), want)
-		compareList(r, m, when+": List session level", mustList(r, d, when, backend.Query{Filter: session}), want)
-		compareList(r, m, when+": List naming every id", mustList(r, d, when, backend.Query{Filter: session, IDs: all}), want)
-		compareList(r, m, when+": List with Limit 2", mustList(r, d, when, backend.Query{Filter: session, Limit: 2}), m.list(scope, narrowing{limit: 2}, at))
+		compareList(r, m, when+": List session level", mustList(r, d, when, driver.Query{Filter: session}), want)
+		compareList(r, m, when+": List naming every id", mustList(r, d, when, driver.Query{Filter: session, IDs: all}), want)
+		compareList(r, m, when+": List with Limit 2", mustList(r, d, when, driver.Query{Filter: session, Limit: 2}), m.list(scope, narrowing{limit: 2}, at))
 	}
 	n, err := d.Delete(ctx, tenantQuery("exp"))
 	if noErr(r, "Delete after every record but one expired", err) && n != int64(len(recs)) {
@@ -63,12 +63,12 @@ func checkExpiry(r reporter, e *env) {
 // clock, in every tenant, and reports the count.
 func checkSweep(r reporter, e *env) {
 	d, clk := e.open(r)
-	sw, ok := d.(backend.Sweeper)
+	sw, ok := d.(driver.Sweeper)
 	if ok != e.cfg.Sweeper {
-		r.Errorf("Config.Sweeper is %v but the driver (%T) implements backend.Sweeper: %v", e.cfg.Sweeper, d, ok)
+		r.Errorf("Config.Sweeper is %v but the driver (%T) implements driver.Sweeper: %v", e.cfg.Sweeper, d, ok)
 	}
 	if !ok || !e.cfg.Sweeper {
-		skip(r, "the driver does not implement backend.Sweeper (Config.Sweeper is false): sweeping is not checked")
+		skip(r, "the driver does not implement driver.Sweeper (Config.Sweeper is false): sweeping is not checked")
 		return
 	}
 	ctx := context.Background()

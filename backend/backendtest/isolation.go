@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // isolationWriters and isolationProbes size the model-based isolation
@@ -54,7 +54,7 @@ func checkIsolation(r reporter, e *env) {
 	f := &failures{r: r, max: 20, seed: e.seed}
 	ctx := context.Background()
 	cache := make(map[memory.Filter][]memory.Record)
-	list := func(q backend.Query) ([]memory.Record, error) {
+	list := func(q driver.Query) ([]memory.Record, error) {
 		if q.Kinds == nil && q.Key == "" && q.IDs == nil && q.Limit == 0 {
 			if got, ok := cache[q.Filter]; ok {
 				return got, nil
@@ -114,7 +114,7 @@ func checkIsolation(r reporter, e *env) {
 				if !seen[filter] {
 					seen[filter] = true
 					compared++
-					got, err := list(backend.Query{Filter: filter})
+					got, err := list(driver.Query{Filter: filter})
 					if err != nil {
 						f.Errorf("%s: List(%+v): %v", what, filter, err)
 						continue
@@ -127,7 +127,7 @@ func checkIsolation(r reporter, e *env) {
 				// A random narrowing of the query, under the first posture.
 				n := randomNarrowing(rng, want, ds.recs)
 				nwant := m.list(scope, n, t0)
-				got, err := list(backend.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
+				got, err := list(driver.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
 				if err != nil {
 					f.Errorf("%s, %s: List: %v", what, n, err)
 					continue
@@ -233,7 +233,7 @@ func checkListNarrowing(r reporter, e *env) {
 	}
 	for _, n := range cases {
 		what := "List " + n.String()
-		got, err := d.List(context.Background(), backend.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
+		got, err := d.List(context.Background(), driver.Query{Filter: filter, Kinds: n.kinds, Key: n.key, IDs: n.ids, Limit: n.limit})
 		if !noErr(r, what, err) {
 			continue
 		}
@@ -276,7 +276,7 @@ func checkOrdering(r reporter, e *env) {
 	got := mustList(r, d, "List", tenantQuery("ord"))
 	sameIDs(r, "List order", got, want)
 	for _, limit := range []int{1, 2, 5, len(want) - 1} {
-		got := mustList(r, d, "List", backend.Query{Filter: tenantQuery("ord").Filter, Limit: limit})
+		got := mustList(r, d, "List", driver.Query{Filter: tenantQuery("ord").Filter, Limit: limit})
 		sameIDs(r, fmt.Sprintf("List with Limit %d", limit), got, want[:limit])
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // checkClose checks that Close is idempotent and that every later call
@@ -24,7 +24,7 @@ func checkClose(r reporter, e *env) {
 	wantErr(r, "List after Close", err, memory.ErrClosed)
 	_, err = d.Delete(ctx, q)
 	wantErr(r, "Delete after Close", err, memory.ErrClosed)
-	if sw, ok := d.(backend.Sweeper); ok {
+	if sw, ok := d.(driver.Sweeper); ok {
 		_, err = sw.Sweep(ctx)
 		wantErr(r, "Sweep after Close", err, memory.ErrClosed)
 	}
@@ -38,7 +38,7 @@ func checkCancelledContext(r reporter, e *env) {
 	id := e.agentID(d, memory.Identity{Tenant: "ctx", User: "u", Session: "s"})
 	existing := memory.Record{ID: "ctx-1", Kind: memory.KindTurn, Identity: id, Content: "kept", Created: t0}
 	mustPut(r, d, "before cancelling", []memory.Record{existing})
-	q := backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
+	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
 
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()

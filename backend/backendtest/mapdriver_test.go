@@ -7,14 +7,14 @@ import (
 	"sync"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // mapDriver is a small, correct driver kept here so the suite can be
 // tested on its own: the whole suite must pass against it, and each
 // faulty wrapper in suite_selftest_test.go must make a check fail.
 type mapDriver struct {
-	clock  backend.Clock
+	clock  memory.Clock
 	mu     sync.RWMutex
 	recs   map[recKey]memory.Record
 	dims   int
@@ -22,10 +22,10 @@ type mapDriver struct {
 }
 
 var (
-	_ backend.Driver         = (*mapDriver)(nil)
-	_ backend.Sweeper        = (*mapDriver)(nil)
-	_ backend.Swapper        = (*mapDriver)(nil)
-	_ backend.VectorSearcher = (*mapDriver)(nil)
+	_ driver.Driver         = (*mapDriver)(nil)
+	_ driver.Sweeper        = (*mapDriver)(nil)
+	_ driver.Swapper        = (*mapDriver)(nil)
+	_ driver.VectorSearcher = (*mapDriver)(nil)
 )
 
 // recKey is what a record is stored under: ids are unique per tenant.
@@ -33,7 +33,7 @@ type recKey struct{ tenant, id string }
 
 func keyOf(r memory.Record) recKey { return recKey{r.Identity.Tenant, r.ID} }
 
-func newMapDriver(clock backend.Clock) *mapDriver {
+func newMapDriver(clock memory.Clock) *mapDriver {
 	return &mapDriver{clock: clock, recs: make(map[recKey]memory.Record)}
 }
 
@@ -49,7 +49,7 @@ func (d *mapDriver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
+	if err := driver.CheckPut(recs); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -57,13 +57,13 @@ func (d *mapDriver) Put(ctx context.Context, recs []memory.Record) error {
 	if d.closed {
 		return memory.Errorf(memory.ErrClosed, "driver closed")
 	}
-	dims, err := backend.BatchDims(recs, d.dims)
+	dims, err := driver.BatchDims(recs, d.dims)
 	if err != nil {
 		return err
 	}
 	for _, r := range recs {
 		if old, ok := d.recs[keyOf(r)]; ok && old.Identity != r.Identity {
-			return backend.HeldByAnother(r.ID)
+			return driver.HeldByAnother(r.ID)
 		}
 	}
 	d.dims = dims
@@ -85,7 +85,7 @@ func (d *mapDriver) Swap(ctx context.Context, rec memory.Record, expect int64) (
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckSwap(rec, expect); err != nil {
+	if err := driver.CheckSwap(rec, expect); err != nil {
 		return 0, err
 	}
 	d.mu.Lock()
@@ -93,31 +93,31 @@ func (d *mapDriver) Swap(ctx context.Context, rec memory.Record, expect int64) (
 	if d.closed {
 		return 0, memory.Errorf(memory.ErrClosed, "driver closed")
 	}
-	dims, err := backend.BatchDims([]memory.Record{rec}, d.dims)
+	dims, err := driver.BatchDims([]memory.Record{rec}, d.dims)
 	if err != nil {
 		return 0, err
 	}
 	old, ok := d.recs[keyOf(rec)]
 	if ok && old.Identity != rec.Identity {
-		return 0, backend.HeldByAnother(rec.ID)
+		return 0, driver.HeldByAnother(rec.ID)
 	}
 	var current int64
 	if ok && !old.Expired(d.clock.Now()) {
 		current = old.Version
 	}
 	if current != expect {
-		return 0, backend.VersionConflict(rec.ID, expect, current)
+		return 0, driver.VersionConflict(rec.ID, expect, current)
 	}
 	d.dims = dims
 	return d.store(rec), nil
 }
 
 // Search is brute force, in float64, as the suite's reference is.
-func (d *mapDriver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+func (d *mapDriver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
+	if err := driver.CheckSearch(q, vec, k); err != nil {
 		return nil, err
 	}
 	d.mu.RLock()
@@ -129,7 +129,7 @@ func (d *mapDriver) Search(ctx context.Context, q backend.Query, vec []float32, 
 		return nil, nil
 	}
 	if len(vec) != d.dims {
-		return nil, backend.DimensionMismatch(len(vec), d.dims)
+		return nil, driver.DimensionMismatch(len(vec), d.dims)
 	}
 	all := make([]memory.Record, 0, len(d.recs))
 	for _, r := range d.recs {
@@ -138,11 +138,11 @@ func (d *mapDriver) Search(ctx context.Context, q backend.Query, vec []float32, 
 	return bruteForce(all, q, vec, k, d.clock.Now()), nil
 }
 
-func (d *mapDriver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+func (d *mapDriver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return nil, err
 	}
 	d.mu.RLock()
@@ -158,10 +158,10 @@ func (d *mapDriver) List(ctx context.Context, q backend.Query) ([]memory.Record,
 		}
 	}
 	slices.SortFunc(out, func(a, b memory.Record) int {
-		if backend.Newer(a, b) {
+		if driver.Newer(a, b) {
 			return -1
 		}
-		if backend.Newer(b, a) {
+		if driver.Newer(b, a) {
 			return 1
 		}
 		return 0
@@ -172,11 +172,11 @@ func (d *mapDriver) List(ctx context.Context, q backend.Query) ([]memory.Record,
 	return out, nil
 }
 
-func (d *mapDriver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+func (d *mapDriver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return 0, err
 	}
 	d.mu.Lock()

@@ -13,7 +13,7 @@ import (
 // model-based checks compare a driver with. The model states the scope
 // rules of the origin documents directly, one level at a time; it
 // deliberately shares no code with memory.Filter.Matches or
-// backend.Query.Matches, so a bug there shows up as a difference.
+// driver.Query.Matches, so a bug there shows up as a difference.
 
 // tenantPool holds the tenants of generated identities, the empty tenant
 // (a namespace of its own) among them, and near-duplicates of each other.

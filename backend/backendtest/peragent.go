@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // PerAgent declares the narrowings of a driver that keeps each agent's
@@ -33,7 +33,7 @@ type PerAgent struct {
 	// Agent returns the agent id that driver d (one NewDriver returned)
 	// accepts for name, a DNS-1123 label the suite makes up: "a",
 	// "x-0f1e2d3c4b5a6978". Required.
-	Agent func(d backend.Driver, name string) string
+	Agent func(d driver.Driver, name string) string
 	// Fits reports whether one agent's object can hold recs, all records
 	// of one agent, at once. Checks that store more in one agent skip.
 	// Nil means any number fits.
@@ -72,7 +72,7 @@ func dnsLabel(v string) bool {
 
 // agentID returns id with its agent renamed for d under PerAgent, or id
 // unchanged when the driver declares no PerAgent.
-func (e *env) agentID(d backend.Driver, id memory.Identity) memory.Identity {
+func (e *env) agentID(d driver.Driver, id memory.Identity) memory.Identity {
 	if e.cfg.PerAgent == nil {
 		return id
 	}
@@ -81,7 +81,7 @@ func (e *env) agentID(d backend.Driver, id memory.Identity) memory.Identity {
 }
 
 // agentRecords returns recs with their agents renamed (see agentID).
-func (e *env) agentRecords(d backend.Driver, recs []memory.Record) []memory.Record {
+func (e *env) agentRecords(d driver.Driver, recs []memory.Record) []memory.Record {
 	if e.cfg.PerAgent == nil {
 		return recs
 	}
@@ -95,7 +95,7 @@ func (e *env) agentRecords(d backend.Driver, recs []memory.Record) []memory.Reco
 
 // agentDataset returns ds with every identity's agent renamed (see
 // agentID): writers, probes and records alike.
-func (e *env) agentDataset(d backend.Driver, ds *dataset) *dataset {
+func (e *env) agentDataset(d driver.Driver, ds *dataset) *dataset {
 	if e.cfg.PerAgent == nil {
 		return ds
 	}
@@ -132,7 +132,7 @@ func (e *env) byAgent(recs []memory.Record) [][]memory.Record {
 
 // put is mustPut for a check whose batch need not be one Put: a PerAgent
 // driver gets one Put per agent.
-func (e *env) put(r reporter, d backend.Driver, what string, recs []memory.Record) {
+func (e *env) put(r reporter, d driver.Driver, what string, recs []memory.Record) {
 	r.Helper()
 	for _, b := range e.byAgent(recs) {
 		mustPut(r, d, what, b)
@@ -140,7 +140,7 @@ func (e *env) put(r reporter, d backend.Driver, what string, recs []memory.Recor
 }
 
 // putAll is putAll with one series of batches per agent under PerAgent.
-func (e *env) putAll(r reporter, d backend.Driver, what string, recs []memory.Record) {
+func (e *env) putAll(r reporter, d driver.Driver, what string, recs []memory.Record) {
 	r.Helper()
 	for _, b := range e.byAgent(recs) {
 		putAll(r, d, what, b)
@@ -149,7 +149,7 @@ func (e *env) putAll(r reporter, d backend.Driver, what string, recs []memory.Re
 
 // putBatch is d.Put for a check whose batch need not be one Put, one Put
 // per agent under PerAgent; it stops at the first error.
-func (e *env) putBatch(ctx context.Context, d backend.Driver, recs []memory.Record) error {
+func (e *env) putBatch(ctx context.Context, d driver.Driver, recs []memory.Record) error {
 	for _, b := range e.byAgent(recs) {
 		if err := d.Put(ctx, b); err != nil {
 			return err

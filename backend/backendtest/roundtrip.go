@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // checkRoundTrip checks that every Record field comes back as written:
@@ -53,7 +53,7 @@ func checkRoundTrip(r reporter, e *env) {
 		sameRecords(r, "round trip of "+want.ID, mustList(r, d, "List", q), []memory.Record{want})
 	}
 	// Through a level filter too.
-	q := backend.Query{Filter: mustFilter(r, memory.Posture{}, full.Identity, memory.LevelSquadAgentRun)}
+	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, full.Identity, memory.LevelSquadAgentRun)}
 	sameRecords(r, "round trip through a level", mustList(r, d, "List", q), []memory.Record{full})
 
 	// Neither the caller's input nor a returned record aliases the store.
@@ -132,7 +132,7 @@ func checkDeterministicIDs(r reporter, e *env) {
 	}
 	mustPut(r, d, "fact", []memory.Record{f1})
 	mustPut(r, d, "same fact again", []memory.Record{f2})
-	factOnly := backend.Query{Filter: tenantQuery("det").Filter, Kinds: []memory.Kind{memory.KindFact}}
+	factOnly := driver.Query{Filter: tenantQuery("det").Filter, Kinds: []memory.Kind{memory.KindFact}}
 	sameRecords(r, "a fact written twice", mustList(r, d, "List", factOnly), []memory.Record{f2})
 
 	st := newStore(d, memory.Posture{})
@@ -160,14 +160,14 @@ func checkDeterministicIDs(r reporter, e *env) {
 	d2 := memory.NewDocument(keyed, "live_chat_vendors", "domain", `{"v":2}`, t0.Add(time.Second))
 	mustPut(r, d, "document", []memory.Record{d1})
 	mustPut(r, d, "document update", []memory.Record{d2})
-	docs := backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelParentAgent), Kinds: []memory.Kind{memory.KindDocument}}
+	docs := driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelParentAgent), Kinds: []memory.Kind{memory.KindDocument}}
 	sameRecords(r, "a document written twice", mustList(r, d, "List", docs), []memory.Record{d2})
 
 	// Turns get fresh ids: saying the same thing twice is two turns.
 	t1 := memory.NewTurn(id, memory.RoleUser, "hello", t0)
 	t2 := memory.NewTurn(id, memory.RoleUser, "hello", t0)
 	mustPut(r, d, "turns", []memory.Record{t1, t2})
-	turns := backend.Query{Filter: tenantQuery("det").Filter, Kinds: []memory.Kind{memory.KindTurn}}
+	turns := driver.Query{Filter: tenantQuery("det").Filter, Kinds: []memory.Kind{memory.KindTurn}}
 	if got := mustList(r, d, "List", turns); len(got) != 2 {
 		r.Errorf("two identical turns: got %q, want two records", ids(got))
 	}

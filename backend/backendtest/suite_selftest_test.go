@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 )
 
@@ -20,7 +20,7 @@ import (
 // pass.
 func TestRunMapDriver(t *testing.T) {
 	Run(t, Config{
-		NewDriver:    func(t *testing.T, clock backend.Clock) backend.Driver { return newMapDriver(clock) },
+		NewDriver:    func(t *testing.T, clock memory.Clock) driver.Driver { return newMapDriver(clock) },
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: ExactVectorSearch,
@@ -72,14 +72,14 @@ func runRecorded(t *testing.T, cfg Config, name string) []string {
 
 // leaky wraps a correct driver and drops the user condition from every
 // filter before passing the query on: the classic isolation bug.
-type leaky struct{ backend.Driver }
+type leaky struct{ driver.Driver }
 
-func (l leaky) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+func (l leaky) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	q.Filter.Match &^= memory.FieldUser
 	return l.Driver.List(ctx, q)
 }
 
-func (l leaky) Delete(ctx context.Context, q backend.Query) (int64, error) {
+func (l leaky) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	q.Filter.Match &^= memory.FieldUser
 	return l.Driver.Delete(ctx, q)
 }
@@ -88,16 +88,16 @@ func (l leaky) Delete(ctx context.Context, q backend.Query) (int64, error) {
 // correct drivers, bare and wrapped in leaky: bare it must pass, wrapped it
 // must report leaks.
 func TestIsolationCatchesLeakyWrapper(t *testing.T) {
-	for name, open := range map[string]func(backend.Clock) backend.Driver{
-		"map":   func(c backend.Clock) backend.Driver { return newMapDriver(c) },
-		"inmem": func(c backend.Clock) backend.Driver { return inmem.New(inmem.Options{Clock: c}) },
+	for name, open := range map[string]func(memory.Clock) driver.Driver{
+		"map":   func(c memory.Clock) driver.Driver { return newMapDriver(c) },
+		"inmem": func(c memory.Clock) driver.Driver { return inmem.New(inmem.Options{Clock: c}) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			bare := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return open(c) }}
+			bare := Config{NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return open(c) }}
 			if errs := runRecorded(t, bare, "Isolation"); len(errs) != 0 {
 				t.Fatalf("the isolation check fails on the bare driver: %s", errs[0])
 			}
-			wrapped := Config{NewDriver: func(_ *testing.T, c backend.Clock) backend.Driver { return leaky{open(c)} }}
+			wrapped := Config{NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return leaky{open(c)} }}
 			errs := runRecorded(t, wrapped, "Isolation")
 			if len(errs) == 0 {
 				t.Fatal("the isolation check did not notice a driver that drops the user condition")
@@ -172,7 +172,7 @@ func matchWith(eq func(field memory.Field, filter, stored string) bool) func(mem
 	}
 }
 
-func (d *faulty) matches(q backend.Query, r memory.Record, forDelete bool) bool {
+func (d *faulty) matches(q driver.Query, r memory.Record, forDelete bool) bool {
 	m := d.match
 	if m == nil {
 		m = exactMatch
@@ -192,14 +192,14 @@ func (d *faulty) matches(q backend.Query, r memory.Record, forDelete bool) bool 
 	return true
 }
 
-func (d *faulty) check(ctx context.Context, q *backend.Query) error {
+func (d *faulty) check(ctx context.Context, q *driver.Query) error {
 	if !d.ignoreCtx {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 	}
 	if q != nil && !d.unscoped {
-		if err := backend.CheckQuery(*q); err != nil {
+		if err := driver.CheckQuery(*q); err != nil {
 			return err
 		}
 	}
@@ -216,13 +216,13 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 		return err
 	}
 	var failed error
-	if err := backend.CheckPut(recs); err != nil {
+	if err := driver.CheckPut(recs); err != nil {
 		if !d.nonAtomic || len(recs) > memory.MaxBatch {
 			return err
 		}
 		failed = err
 	}
-	dims, err := backend.BatchDims(recs, d.dims)
+	dims, err := driver.BatchDims(recs, d.dims)
 	if err != nil {
 		return err
 	}
@@ -230,7 +230,7 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 	if !d.noConflict {
 		for _, r := range recs {
 			if old, ok := d.recs[keyOf(r)]; ok && old.Identity != r.Identity {
-				return backend.HeldByAnother(r.ID)
+				return driver.HeldByAnother(r.ID)
 			}
 			if d.globalIDs {
 				for k, old := range d.recs {
@@ -256,7 +256,7 @@ func (d *faulty) Put(ctx context.Context, recs []memory.Record) error {
 	return failed
 }
 
-func (d *faulty) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+func (d *faulty) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.check(ctx, &q); err != nil {
@@ -290,7 +290,7 @@ func (d *faulty) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 	return out, nil
 }
 
-func (d *faulty) Delete(ctx context.Context, q backend.Query) (int64, error) {
+func (d *faulty) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err := d.check(ctx, &q); err != nil {
@@ -321,23 +321,23 @@ func (d *faulty) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	if err := d.check(ctx, nil); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckSwap(rec, expect); err != nil {
+	if err := driver.CheckSwap(rec, expect); err != nil {
 		return 0, err
 	}
 	return d.store(rec), nil
 }
 
-func (d *faulty) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+func (d *faulty) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
 	d.mu.RLock()
 	defer d.mu.RUnlock()
 	if err := d.check(ctx, &q); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
+	if err := driver.CheckSearch(q, vec, k); err != nil {
 		return nil, err
 	}
 	if d.dims != 0 && len(vec) != d.dims {
-		return nil, backend.DimensionMismatch(len(vec), d.dims)
+		return nil, driver.DimensionMismatch(len(vec), d.dims)
 	}
 	now := d.clock.Now()
 	var all []memory.Record
@@ -346,7 +346,7 @@ func (d *faulty) Search(ctx context.Context, q backend.Query, vec []float32, k i
 	}
 	switch d.searchFault {
 	case searchPostFilter:
-		var out []backend.Match
+		var out []driver.Match
 		for _, m := range bruteForce(all, tenantQuery(q.Filter.Identity.Tenant), vec, k, now) {
 			if q.Matches(m.Record) {
 				out = append(out, m)
@@ -357,7 +357,7 @@ func (d *faulty) Search(ctx context.Context, q backend.Query, vec []float32, k i
 		return bruteForce(all, q, vec, k, time.Time{}), nil
 	case searchTiesByID:
 		out := bruteForce(all, q, vec, k, now)
-		slices.SortStableFunc(out, func(a, b backend.Match) int {
+		slices.SortStableFunc(out, func(a, b driver.Match) int {
 			if a.Score != b.Score {
 				if a.Score > b.Score {
 					return -1
@@ -383,12 +383,12 @@ func (d *faulty) Close() error {
 // TestChecksCatchFaults proves the suite can fail: each faulty driver
 // breaks one rule, and the checks named must report it.
 func TestChecksCatchFaults(t *testing.T) {
-	frozen := func(backend.Clock) backend.Clock { return func() time.Time { return time.Time{} } }
+	frozen := func(memory.Clock) memory.Clock { return func() time.Time { return time.Time{} } }
 	cases := []struct {
 		name   string
 		fault  faulty
-		clock  func(backend.Clock) backend.Clock // replaces the suite's clock
-		sweep  *bool                             // overrides the Sweeper declaration
+		clock  func(memory.Clock) memory.Clock // replaces the suite's clock
+		sweep  *bool                           // overrides the Sweeper declaration
 		checks []string
 	}{
 		{name: "drops the user condition", fault: faulty{match: func(f memory.Filter, w memory.Identity) bool {
@@ -436,7 +436,7 @@ func TestChecksCatchFaults(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			cfg := Config{
-				NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+				NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 					if c.clock != nil {
 						clock = c.clock(clock)
 					}

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // getOne returns the live record with id in tenant, or a zero Record and
 // false when there is none.
-func getOne(r reporter, d backend.Driver, tenant, id string) (memory.Record, bool) {
+func getOne(r reporter, d driver.Driver, tenant, id string) (memory.Record, bool) {
 	r.Helper()
 	q := tenantQuery(tenant)
 	q.IDs = []string{id}
@@ -67,16 +67,16 @@ func checkVersions(r reporter, e *env) {
 	}
 }
 
-// swapper returns d as a backend.Swapper when Config.Swapper declares it,
+// swapper returns d as a driver.Swapper when Config.Swapper declares it,
 // failing when the declaration and the driver disagree.
-func swapper(r reporter, e *env, d backend.Driver) (backend.Swapper, bool) {
+func swapper(r reporter, e *env, d driver.Driver) (driver.Swapper, bool) {
 	r.Helper()
-	sw, ok := d.(backend.Swapper)
+	sw, ok := d.(driver.Swapper)
 	if ok != e.cfg.Swapper {
-		r.Errorf("Config.Swapper is %v but the driver (%T) implements backend.Swapper: %v", e.cfg.Swapper, d, ok)
+		r.Errorf("Config.Swapper is %v but the driver (%T) implements driver.Swapper: %v", e.cfg.Swapper, d, ok)
 	}
 	if !ok || !e.cfg.Swapper {
-		skip(r, "the driver does not implement backend.Swapper (Config.Swapper is false): compare-and-swap is not checked")
+		skip(r, "the driver does not implement driver.Swapper (Config.Swapper is false): compare-and-swap is not checked")
 		return nil, false
 	}
 	return sw, true
@@ -187,13 +187,13 @@ func checkSwapRace(r reporter, e *env) {
 	if !ok {
 		return
 	}
-	drivers, swappers := []backend.Driver{d}, []backend.Swapper{sw}
+	drivers, swappers := []driver.Driver{d}, []driver.Swapper{sw}
 	if e.cfg.Replica != nil {
 		rd := e.cfg.Replica(e.t, d)
 		e.t.Cleanup(func() { _ = rd.Close() })
-		rsw, ok := rd.(backend.Swapper)
+		rsw, ok := rd.(driver.Swapper)
 		if !ok {
-			r.Fatalf("the replica (%T) does not implement backend.Swapper", rd)
+			r.Fatalf("the replica (%T) does not implement driver.Swapper", rd)
 		}
 		drivers, swappers = append(drivers, rd), append(swappers, rsw)
 	}
@@ -277,7 +277,7 @@ func checkSwapRace(r reporter, e *env) {
 
 // increment adds one to the counter by reading it and swapping, retrying
 // on conflict.
-func increment(ctx context.Context, d backend.Driver, sw backend.Swapper, tenant string, counter func(int) memory.Record) error {
+func increment(ctx context.Context, d driver.Driver, sw driver.Swapper, tenant string, counter func(int) memory.Record) error {
 	for attempt := 0; attempt < 10000; attempt++ {
 		q := tenantQuery(tenant)
 		q.IDs = []string{"counter"}

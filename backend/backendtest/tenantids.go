@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // checkTenantIDs checks that record ids are unique per tenant, not per
@@ -116,7 +116,7 @@ func checkTenantIDs(r reporter, e *env) {
 	same("after another tenant deleted its record", "acme", a1)
 	same("after another tenant deleted its record", "", n1)
 
-	if sw, ok := d.(backend.Swapper); ok && e.cfg.Swapper {
+	if sw, ok := d.(driver.Swapper); ok && e.cfg.Swapper {
 		// A swap creating the id in another tenant expects version 0
 		// there, whatever acme holds.
 		s1 := rec(evil, "shared", "evil's swap", t0.Add(4*time.Second))
@@ -152,13 +152,13 @@ func checkTenantIDs(r reporter, e *env) {
 		r.Errorf("an expired record is still listed")
 	}
 	same("after acme's record under the id expired", "evil", keep)
-	if sw, ok := d.(backend.Sweeper); ok && e.cfg.Sweeper {
+	if sw, ok := d.(driver.Sweeper); ok && e.cfg.Sweeper {
 		_, err := sw.Sweep(ctx)
 		noErr(r, "Sweep", err)
 		same("after a sweep removed acme's expired record", "evil", keep)
 	}
 
-	if vs, ok := d.(backend.VectorSearcher); ok && vectors {
+	if vs, ok := d.(driver.VectorSearcher); ok && vectors {
 		// Each tenant's search finds its own record under the id, with
 		// its own vector.
 		for _, c := range []struct {
@@ -188,7 +188,7 @@ func contents(recs []memory.Record) []string {
 }
 
 // matchContents lists the matches' contents, for failure messages.
-func matchContents(ms []backend.Match) []string {
+func matchContents(ms []driver.Match) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Record.Content

@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // checkVectors checks vector storage, which every driver has: vectors
@@ -16,8 +16,8 @@ import (
 // vector; the dimension outlives deleting every record.
 func checkVectors(r reporter, e *env) {
 	d, _ := e.open(r)
-	if _, ok := d.(backend.VectorSearcher); ok != (e.cfg.VectorSearch != NoVectorSearch) {
-		r.Errorf("Config.VectorSearch is %v but the driver (%T) implements backend.VectorSearcher: %v", e.cfg.VectorSearch, d, ok)
+	if _, ok := d.(driver.VectorSearcher); ok != (e.cfg.VectorSearch != NoVectorSearch) {
+		r.Errorf("Config.VectorSearch is %v but the driver (%T) implements driver.VectorSearcher: %v", e.cfg.VectorSearch, d, ok)
 	}
 	ctx := context.Background()
 	id := e.agentID(d, memory.Identity{Tenant: "vectors", User: "u", Session: "s"})

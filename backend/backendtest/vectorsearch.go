@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-// searcher returns d as a backend.VectorSearcher when Config.VectorSearch
+// searcher returns d as a driver.VectorSearcher when Config.VectorSearch
 // declares it, failing when the declaration and the driver disagree.
-func searcher(r reporter, e *env, d backend.Driver) (backend.VectorSearcher, bool) {
+func searcher(r reporter, e *env, d driver.Driver) (driver.VectorSearcher, bool) {
 	r.Helper()
-	vs, ok := d.(backend.VectorSearcher)
+	vs, ok := d.(driver.VectorSearcher)
 	if ok != (e.cfg.VectorSearch != NoVectorSearch) {
-		r.Errorf("Config.VectorSearch is %v but the driver (%T) implements backend.VectorSearcher: %v", e.cfg.VectorSearch, d, ok)
+		r.Errorf("Config.VectorSearch is %v but the driver (%T) implements driver.VectorSearcher: %v", e.cfg.VectorSearch, d, ok)
 	}
 	if !ok || e.cfg.VectorSearch == NoVectorSearch {
-		skip(r, "the driver does not implement backend.VectorSearcher (Config.VectorSearch is NoVectorSearch): vector search is not checked")
+		skip(r, "the driver does not implement driver.VectorSearcher (Config.VectorSearch is NoVectorSearch): vector search is not checked")
 		return nil, false
 	}
 	return vs, true
@@ -44,15 +44,15 @@ func cosine(a, b []float32) float64 {
 
 // bruteForce is the reference search: every live record q matches that
 // has a vector, by cosine similarity descending, then List order.
-func bruteForce(all []memory.Record, q backend.Query, vec []float32, k int, now time.Time) []backend.Match {
-	var out []backend.Match
+func bruteForce(all []memory.Record, q driver.Query, vec []float32, k int, now time.Time) []driver.Match {
+	var out []driver.Match
 	for _, rec := range all {
 		if rec.Vector == nil || len(rec.Vector) != len(vec) || rec.Expired(now) || !q.Matches(rec) {
 			continue
 		}
-		out = append(out, backend.Match{Record: rec, Score: cosine(rec.Vector, vec)})
+		out = append(out, driver.Match{Record: rec, Score: cosine(rec.Vector, vec)})
 	}
-	slices.SortStableFunc(out, func(a, b backend.Match) int {
+	slices.SortStableFunc(out, func(a, b driver.Match) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -133,21 +133,21 @@ func checkVectorSearch(r reporter, e *env) {
 
 	filters := []struct {
 		what string
-		q    func(id memory.Identity) backend.Query
+		q    func(id memory.Identity) driver.Query
 	}{
-		{"tenant", func(id memory.Identity) backend.Query { return tenantQuery(id.Tenant) }},
-		{"session", func(id memory.Identity) backend.Query {
-			return backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
+		{"tenant", func(id memory.Identity) driver.Query { return tenantQuery(id.Tenant) }},
+		{"session", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
 		}},
-		{"user, facts only", func(id memory.Identity) backend.Query {
-			return backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
+		{"user, facts only", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
 		}},
-		{"tenant, one key", func(id memory.Identity) backend.Query {
+		{"tenant, one key", func(id memory.Identity) driver.Query {
 			q := tenantQuery(id.Tenant)
 			q.Key = "k1"
 			return q
 		}},
-		{"tenant, 40 ids", func(id memory.Identity) backend.Query {
+		{"tenant, 40 ids", func(id memory.Identity) driver.Query {
 			q := tenantQuery(id.Tenant)
 			for range 40 {
 				q.IDs = append(q.IDs, all[rnd.IntN(len(all))].ID)
@@ -233,7 +233,7 @@ func checkVectorSearch(r reporter, e *env) {
 // sameMatches compares an exact driver's result with the reference: the
 // same records in the same order, except that records whose reference
 // scores differ by less than 1e-5 may trade places (float32 rounding).
-func sameMatches(r reporter, what string, got, want []backend.Match) {
+func sameMatches(r reporter, what string, got, want []driver.Match) {
 	r.Helper()
 	if len(got) != len(want) {
 		r.Errorf("%s: %d results, want %d: got %s, want %s", what, len(got), len(want), matchIDs(got), matchIDs(want))
@@ -243,7 +243,7 @@ func sameMatches(r reporter, what string, got, want []backend.Match) {
 		if got[i].Record.ID == want[i].Record.ID {
 			continue
 		}
-		j := slices.IndexFunc(want, func(m backend.Match) bool { return m.Record.ID == got[i].Record.ID })
+		j := slices.IndexFunc(want, func(m driver.Match) bool { return m.Record.ID == got[i].Record.ID })
 		if j < 0 || math.Abs(want[j].Score-want[i].Score) > 1e-5 {
 			r.Errorf("%s: result %d is %s, want %s: got %s, want %s", what, i, got[i].Record.ID, want[i].Record.ID, matchIDs(got), matchIDs(want))
 			return
@@ -251,7 +251,7 @@ func sameMatches(r reporter, what string, got, want []backend.Match) {
 	}
 }
 
-func matchIDList(ms []backend.Match) []string {
+func matchIDList(ms []driver.Match) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Record.ID
@@ -259,7 +259,7 @@ func matchIDList(ms []backend.Match) []string {
 	return out
 }
 
-func matchIDs(ms []backend.Match) string {
+func matchIDs(ms []driver.Match) string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = fmt.Sprintf("%s(%.6f)", m.Record.ID, m.Score)
@@ -269,24 +269,24 @@ func matchIDs(ms []backend.Match) string {
 
 // checkSearchErrors covers the failures of Search on a driver holding
 // vectors of dims dimensions, closing it at the end.
-func checkSearchErrors(r reporter, e *env, d backend.Driver, vs backend.VectorSearcher, dims int) {
+func checkSearchErrors(r reporter, e *env, d driver.Driver, vs driver.VectorSearcher, dims int) {
 	ctx := context.Background()
 	q := tenantQuery("vs-a")
 	good := make([]float32, dims)
 	good[0] = 1
 	for _, c := range []struct {
 		what string
-		q    backend.Query
+		q    driver.Query
 		vec  []float32
 		k    int
 		kind error
 	}{
 		{"a query vector of another dimension", q, []float32{1, 2}, 5, memory.ErrInvalidArgument},
 		{"k = 0", q, good, 0, memory.ErrInvalidArgument},
-		{"k above the limit", q, good, backend.MaxSearchK + 1, memory.ErrInvalidArgument},
+		{"k above the limit", q, good, driver.MaxSearchK + 1, memory.ErrInvalidArgument},
 		{"a NaN in the query vector", q, append([]float32{float32(math.NaN())}, good[1:]...), 5, memory.ErrInvalidArgument},
 		{"an all-zero query vector", q, make([]float32, dims), 5, memory.ErrInvalidArgument},
-		{"an unscoped query", backend.Query{}, good, 5, memory.ErrIncompleteScope},
+		{"an unscoped query", driver.Query{}, good, 5, memory.ErrIncompleteScope},
 	} {
 		_, err := vs.Search(ctx, c.q, c.vec, c.k)
 		wantErr(r, "Search with "+c.what, err, c.kind)
@@ -331,7 +331,7 @@ func checkVectorSearchIsolation(r reporter, e *env) {
 	for _, tenant := range []string{"iso-a", "iso-ab", "iso-b", ""} {
 		for _, level := range []memory.Level{memory.LevelSession, memory.LevelUser} {
 			caller := memory.Identity{Tenant: tenant, User: "u", Session: "s2"}
-			q := backend.Query{Filter: mustFilter(r, memory.Posture{}, caller, level)}
+			q := driver.Query{Filter: mustFilter(r, memory.Posture{}, caller, level)}
 			what := fmt.Sprintf("identical vectors, tenant %q at level %s", tenant, level)
 			got, err := vs.Search(ctx, q, same, 10)
 			if !noErr(r, what, err) {
@@ -376,7 +376,7 @@ func checkVectorSearchIsolation(r reporter, e *env) {
 	}
 	mustPut(r, d, "near and far records", recs)
 	clk.Advance(time.Minute)
-	q := backend.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession), Kinds: []memory.Kind{memory.KindFact}, Key: "k"}
+	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession), Kinds: []memory.Kind{memory.KindFact}, Key: "k"}
 	got, err := vs.Search(ctx, q, query, 10)
 	if noErr(r, "Search whose nearest records are filtered out", err) {
 		if len(got) != 10 {

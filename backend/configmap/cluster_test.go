@@ -12,8 +12,8 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // cluster is where one test's ConfigMaps live: the fake clientset with the
@@ -116,13 +116,13 @@ var getOpts = metav1.GetOptions{}
 var t0 = time.Date(2026, 11, 30, 9, 0, 0, 123456789, time.UTC)
 
 // scoped returns a query for caller id at level l.
-func scoped(t *testing.T, id memory.Identity, l memory.Level) backend.Query {
+func scoped(t *testing.T, id memory.Identity, l memory.Level) driver.Query {
 	t.Helper()
 	f, err := memory.Posture{AllowStore: true}.Filter(id, l)
 	if err != nil {
 		t.Fatalf("Filter(%+v, %s): %v", id, l, err)
 	}
-	return backend.Query{Filter: f}
+	return driver.Query{Filter: f}
 }
 
 // wantErr fails unless err matches want.
@@ -134,7 +134,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 }
 
 // mustList lists q or stops the test.
-func mustList(t *testing.T, d backend.Driver, q backend.Query) []memory.Record {
+func mustList(t *testing.T, d driver.Driver, q driver.Query) []memory.Record {
 	t.Helper()
 	recs, err := d.List(context.Background(), q)
 	if err != nil {
@@ -144,7 +144,7 @@ func mustList(t *testing.T, d backend.Driver, q backend.Query) []memory.Record {
 }
 
 // mustPut stores recs or stops the test.
-func mustPut(t *testing.T, d backend.Driver, recs ...memory.Record) {
+func mustPut(t *testing.T, d driver.Driver, recs ...memory.Record) {
 	t.Helper()
 	if err := d.Put(context.Background(), recs); err != nil {
 		t.Fatalf("Put: %v", err)

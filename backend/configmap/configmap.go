@@ -10,7 +10,7 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // DefaultNamespace is the namespace Options.Namespace defaults to.
@@ -41,7 +41,7 @@ type Options struct {
 	// It is required; the driver never dials a cluster itself.
 	Client typedcorev1.ConfigMapsGetter
 	// Clock judges expiry and the age of entries; nil means time.Now.
-	Clock backend.Clock
+	Clock memory.Clock
 	// Logger receives debug records of conflict retries and of entries
 	// dropped to fit MaxObjectBytes; nil discards them.
 	Logger *slog.Logger
@@ -63,14 +63,14 @@ type Options struct {
 	RetryTimeout time.Duration
 }
 
-// Driver is a backend.Driver that keeps each agent of its namespace's
+// Driver is a driver.Driver that keeps each agent of its namespace's
 // records in the ConfigMap agent-memory-<agent-name>; see the package
 // documentation for the layout. It is safe for concurrent use, also by
 // several Drivers (in several processes) over the same namespace.
 type Driver struct {
 	ns       string
 	cms      typedcorev1.ConfigMapInterface
-	clock    backend.Clock
+	clock    memory.Clock
 	log      *slog.Logger
 	max      int
 	ttl      time.Duration
@@ -81,7 +81,7 @@ type Driver struct {
 	cache map[string]decoded // by ConfigMap name; see decode
 }
 
-var _ backend.Driver = (*Driver)(nil)
+var _ driver.Driver = (*Driver)(nil)
 
 // New returns a Driver over opt.Client. It fails with
 // memory.ErrInvalidArgument for a nil client, an invalid namespace or a

@@ -7,9 +7,9 @@ import (
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // TestConformance runs the conformance suite on the fake clientset and on
@@ -35,8 +35,8 @@ func TestConformance(t *testing.T) {
 // storage place returns: a client and a namespace of their own, empty.
 func conformance(place func(t *testing.T) (typedcorev1.ConfigMapsGetter, string)) backendtest.Config {
 	var mu sync.Mutex
-	opened := map[backend.Driver]configmap.Options{}
-	open := func(t *testing.T, opt configmap.Options) backend.Driver {
+	opened := map[driver.Driver]configmap.Options{}
+	open := func(t *testing.T, opt configmap.Options) driver.Driver {
 		d, err := configmap.New(opt)
 		if err != nil {
 			t.Fatalf("configmap.New: %v", err)
@@ -47,11 +47,11 @@ func conformance(place func(t *testing.T) (typedcorev1.ConfigMapsGetter, string)
 		return d
 	}
 	return backendtest.Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			client, ns := place(t)
 			return open(t, configmap.Options{Client: client, Namespace: ns, Clock: clock})
 		},
-		Replica: func(t *testing.T, d backend.Driver) backend.Driver {
+		Replica: func(t *testing.T, d driver.Driver) driver.Driver {
 			mu.Lock()
 			opt, ok := opened[d]
 			mu.Unlock()
@@ -62,7 +62,7 @@ func conformance(place func(t *testing.T) (typedcorev1.ConfigMapsGetter, string)
 		},
 		Sweeper: true,
 		PerAgent: &backendtest.PerAgent{
-			Agent: func(d backend.Driver, name string) string {
+			Agent: func(d driver.Driver, name string) string {
 				return configmap.AgentScheme + d.(*configmap.Driver).Namespace() + "/" + name
 			},
 			Fits: func(recs []memory.Record) bool {

@@ -1,4 +1,4 @@
-// Package configmap is a backend.Driver that keeps memory in Kubernetes
+// Package configmap is a driver.Driver that keeps memory in Kubernetes
 // ConfigMaps through client-go: the `summary` memory type's storage, "the
 // ConfigMap agent-memory-<agent-name> in the agent's namespace".
 //
@@ -69,7 +69,7 @@
 // Expired records are never returned. Every Put also removes the expired
 // entries of the ConfigMap it writes, so the data a controller loads
 // carries no expired line past the next write, and the driver is a
-// backend.Sweeper: Sweep removes them from every ConfigMap.
+// driver.Sweeper: Sweep removes them from every ConfigMap.
 //
 // # Limits and cost
 //
@@ -89,7 +89,7 @@
 //
 // # The driver contract
 //
-// The ConfigMap model narrows backend.Driver: every record needs an agent
+// The ConfigMap model narrows driver.Driver: every record needs an agent
 // of the forms above; one Put may not span two agents' ConfigMaps
 // (Kubernetes updates one object atomically, not two) and is
 // memory.ErrInvalidArgument when it does; one agent's records fit in

@@ -15,8 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // monitor is the agent most tests write as.
@@ -252,7 +252,7 @@ func TestConflicts(t *testing.T) {
 			fresh := memory.Record{ID: "fresh", Kind: memory.KindFact, Identity: o, Content: "new", Created: t0}
 			wantErr(t, fmt.Sprintf("Put of %q as %+v", clash.ID, o), d.Put(context.Background(), []memory.Record{fresh, clash}), memory.ErrPermissionDenied)
 		}
-		store := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+		store := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
 		got := mustList(t, d, store)
 		if len(got) != 1 || got[0].Content != `"v1"` {
 			t.Errorf("after the refusals: %+v", got)
@@ -264,7 +264,7 @@ func TestConflicts(t *testing.T) {
 		if got := mustList(t, d, store); len(got) != 1 || got[0].Content != `"v1"` {
 			t.Errorf("acme's record after another tenant used its id: %+v", got)
 		}
-		if got := mustList(t, d, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}}); len(got) != 1 || got[0].Content != `"other's own"` {
+		if got := mustList(t, d, driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}}); len(got) != 1 || got[0].Content != `"other's own"` {
 			t.Errorf("another tenant's record under the id: %+v", got)
 		}
 	})
@@ -307,9 +307,9 @@ func TestBadInput(t *testing.T) {
 		if got := mustList(t, d, scoped(t, c.monitor, memory.LevelUser)); !slices.Equal(idsOf(got), []string{v2.ID}) {
 			t.Errorf("stored after the refusals: %q", idsOf(got))
 		}
-		_, err := d.List(ctx, backend.Query{})
+		_, err := d.List(ctx, driver.Query{})
 		wantErr(t, "an unscoped List", err, memory.ErrIncompleteScope)
-		_, err = d.Delete(ctx, backend.Query{Filter: scoped(t, c.monitor, memory.LevelAgent).Filter, Limit: -1})
+		_, err = d.Delete(ctx, driver.Query{Filter: scoped(t, c.monitor, memory.LevelAgent).Filter, Limit: -1})
 		wantErr(t, "a negative limit", err, memory.ErrInvalidArgument)
 	})
 }
@@ -344,7 +344,7 @@ func TestLifecycle(t *testing.T) {
 	})
 }
 
-// TestSweep checks backend.Sweeper: exactly the records expired at the
+// TestSweep checks driver.Sweeper: exactly the records expired at the
 // driver's clock go, in every ConfigMap, and an emptied one is deleted.
 func TestSweep(t *testing.T) {
 	onClusters(t, func(t *testing.T, c *cluster) {

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // TestForeignAgents checks that a driver refuses the agents of another
@@ -80,7 +80,7 @@ func TestForeignAgentReadsDoNotLeak(t *testing.T) {
 	}
 	// The record is still there for its tenant's store-level reads: the
 	// refusal is about the agent named, not a lost record.
-	store := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	store := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
 	if got := mustList(t, d, store); !slices.Equal(idsOf(got), []string{planted.ID}) {
 		t.Errorf("the tenant's store-level List: %q, want %q", idsOf(got), planted.ID)
 	}

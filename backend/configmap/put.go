@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Put stores a batch of records, all or nothing, in the ConfigMap of their
@@ -40,7 +40,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := d.ready(ctx); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
+	if err := driver.CheckPut(recs); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -67,7 +67,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			}
 			for _, r := range recs {
 				if _, ok := o.recs[keyOf(r)]; ok {
-					return backend.HeldByAnother(r.ID) // by an identity of another agent
+					return driver.HeldByAnother(r.ID) // by an identity of another agent
 				}
 			}
 			if dims, err = storedDims(o, dims); err != nil {
@@ -84,7 +84,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		if dims, err = storedDims(target, dims); err != nil {
 			return err
 		}
-		if _, err := backend.BatchDims(recs, dims); err != nil {
+		if _, err := driver.BatchDims(recs, dims); err != nil {
 			return err
 		}
 		if err := apply(target, recs); err != nil {
@@ -106,7 +106,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 // replacement (same tenant and id, same identity) at the version before
 // it plus one — an id repeated in the batch counts each time — the later
 // of two records with one id winning. An id its tenant holds with another
-// identity is backend.HeldByAnother's memory.ErrPermissionDenied.
+// identity is driver.HeldByAnother's memory.ErrPermissionDenied.
 func apply(o *object, recs []memory.Record) error {
 	stored := make(map[recordKey]memory.Record, len(recs))
 	for _, r := range recs {
@@ -117,7 +117,7 @@ func apply(o *object, recs []memory.Record) error {
 	for _, r := range recs {
 		k := keyOf(r)
 		if old, ok := stored[k]; ok && old.Identity != r.Identity {
-			return backend.HeldByAnother(r.ID)
+			return driver.HeldByAnother(r.ID)
 		}
 		r.Version = 1
 		if prev, ok := o.recs[k]; ok {

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // List returns the records matching q that have not expired, newest
@@ -14,11 +14,11 @@ import (
 // ConfigMap (one Get); any other query lists every ConfigMap the driver
 // keeps in the namespace (List calls by label), so its cost grows with
 // all the agents' memory together.
-func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	if err := d.ready(ctx); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return nil, err
 	}
 	now, err := d.clock.Nanos()
@@ -49,11 +49,11 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 // each one that holds a match (deleting it when no entry and no foreign
 // key is left), each with its own bounded optimistic-concurrency retries.
 // The ConfigMaps are updated one after another, not atomically together.
-func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	if err := d.ready(ctx); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return 0, err
 	}
 	objs, err := d.scope(ctx, q.Filter)
@@ -83,7 +83,7 @@ func detach(r memory.Record) memory.Record {
 }
 
 // holds reports whether o has a record matching q.
-func (o *object) holds(q backend.Query) bool {
+func (o *object) holds(q driver.Query) bool {
 	for _, r := range o.recs {
 		if q.Matches(r) {
 			return true
@@ -94,7 +94,7 @@ func (o *object) holds(q backend.Query) bool {
 
 // deleteIn removes the records matching q from one ConfigMap, first as o
 // holds it and, after a lost race, as a fresh read shows it.
-func (d *Driver) deleteIn(ctx context.Context, o *object, q backend.Query) (int64, error) {
+func (d *Driver) deleteIn(ctx context.Context, o *object, q driver.Query) (int64, error) {
 	var removed int64
 	first := true
 	err := d.retry(ctx, "deleting from ConfigMap "+d.ns+"/"+o.name, func() error {
@@ -130,9 +130,9 @@ func (d *Driver) deleteIn(ctx context.Context, o *object, q backend.Query) (int6
 func sortNewest(recs []memory.Record) {
 	slices.SortFunc(recs, func(a, b memory.Record) int {
 		switch {
-		case backend.Newer(a, b):
+		case driver.Newer(a, b):
 			return -1
-		case backend.Newer(b, a):
+		case driver.Newer(b, a):
 			return 1
 		}
 		return 0

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // population returns records of three agents of c's namespace (two of
@@ -62,7 +62,7 @@ func population(rng *rand.Rand, c *cluster, d *configmap.Driver) ([]memory.Ident
 }
 
 // expected is the brute-force answer to q over all at now.
-func expected(all []memory.Record, q backend.Query, now time.Time) []memory.Record {
+func expected(all []memory.Record, q driver.Query, now time.Time) []memory.Record {
 	var out []memory.Record
 	for _, r := range all {
 		if q.Matches(r) && !r.Expired(now) {
@@ -70,7 +70,7 @@ func expected(all []memory.Record, q backend.Query, now time.Time) []memory.Reco
 		}
 	}
 	slices.SortFunc(out, func(a, b memory.Record) int {
-		if backend.Newer(a, b) {
+		if driver.Newer(a, b) {
 			return -1
 		}
 		return 1
@@ -99,7 +99,7 @@ func TestQueries(t *testing.T) {
 			all = append(all, b...)
 		}
 		levels := []memory.Level{memory.LevelSession, memory.LevelAgent, memory.LevelUser, memory.LevelStore, memory.LevelSquad, memory.LevelParentAgent, memory.LevelSquadRun}
-		narrow := func(q backend.Query) backend.Query {
+		narrow := func(q driver.Query) driver.Query {
 			switch rng.IntN(5) {
 			case 0:
 				q.Kinds = []memory.Kind{memory.KindSummary, memory.KindFact}
@@ -120,7 +120,7 @@ func TestQueries(t *testing.T) {
 					if err != nil {
 						continue // a level whose fields the caller lacks
 					}
-					q := narrow(backend.Query{Filter: f})
+					q := narrow(driver.Query{Filter: f})
 					got := mustList(t, d, q)
 					want := expected(all, q, clk.Now())
 					if !slices.Equal(idsOf(got), idsOf(want)) {
@@ -136,7 +136,7 @@ func TestQueries(t *testing.T) {
 				if err != nil {
 					continue // a level whose fields the caller lacks
 				}
-				q := backend.Query{Filter: f}
+				q := driver.Query{Filter: f}
 				var want int64
 				var rest []memory.Record
 				for _, r := range all {
@@ -154,7 +154,7 @@ func TestQueries(t *testing.T) {
 			}
 		}
 		for _, tenant := range []string{"", "acme", "Acme"} {
-			q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
+			q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
 			if got, want := mustList(t, d, q), expected(all, q, clk.Now()); !slices.Equal(idsOf(got), idsOf(want)) {
 				t.Fatalf("tenant %q after the erasures:\n got %q\nwant %q", tenant, idsOf(got), idsOf(want))
 			}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ backend.Sweeper = (*Driver)(nil)
+var _ driver.Sweeper = (*Driver)(nil)
 
 // Sweep deletes every record expired at the driver's clock from every
 // ConfigMap the driver keeps in the namespace, and reports how many it

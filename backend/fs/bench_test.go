@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 )
 
@@ -36,14 +36,14 @@ func TestMain(m *testing.M) {
 }
 
 // keepOpen lets benchmarks close the shared 1M-record driver harmlessly.
-type keepOpen struct{ backend.Driver }
+type keepOpen struct{ driver.Driver }
 
 func (keepOpen) Close() error { return nil }
 
 // millionDriver returns a driver on the 1M-record directory: written with
 // backendtest.Fill by one driver, then reopened by another, so reads run
 // on an index loaded from the log.
-func millionDriver(b *testing.B) backend.Driver {
+func millionDriver(b *testing.B) driver.Driver {
 	million.once.Do(func() {
 		dir, err := os.MkdirTemp("", "agentmem-fs-bench-")
 		if err != nil {
@@ -78,7 +78,7 @@ func millionDriver(b *testing.B) backend.Driver {
 }
 
 var benchConfig = backendtest.BenchConfig{
-	NewDriver: func(b *testing.B) backend.Driver {
+	NewDriver: func(b *testing.B) driver.Driver {
 		d, err := fs.Open(b.TempDir(), fs.Options{})
 		if err != nil {
 			b.Fatal(err)

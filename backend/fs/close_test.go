@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // TestCloseWhileBusy closes a driver while goroutines write, read, delete
@@ -24,7 +24,7 @@ func TestCloseWhileBusy(t *testing.T) {
 	}
 	ctx := context.Background()
 	who := memory.Identity{Tenant: "busy", Session: "s"}
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: who}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: who}}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex

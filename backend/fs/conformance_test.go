@@ -1,10 +1,11 @@
 package fs_test
 
 import (
+	"github.com/agentmem/memory"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestConformance(t *testing.T) {
 	dirs := replicaDirs(fs.Options{})
 	backendtest.Run(t, backendtest.Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			return dirs.New(t, t.TempDir(), clock)
 		},
 		Sweeper:      true,
@@ -31,7 +32,7 @@ func TestConformance(t *testing.T) {
 func TestConformanceCompacting(t *testing.T) {
 	dirs := replicaDirs(fs.Options{CompactBytes: 1})
 	backendtest.Run(t, backendtest.Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			return dirs.New(t, t.TempDir(), clock)
 		},
 		Sweeper: true,
@@ -43,7 +44,7 @@ func TestConformanceCompacting(t *testing.T) {
 // replicaDirs opens fs drivers with opt, each replica on its driver's
 // directory.
 func replicaDirs(opt fs.Options) *backendtest.Replicas {
-	return &backendtest.Replicas{Open: func(t *testing.T, dir string, clock backend.Clock) backend.Driver {
+	return &backendtest.Replicas{Open: func(t *testing.T, dir string, clock memory.Clock) driver.Driver {
 		o := opt
 		o.Clock = clock
 		d, err := fs.Open(dir, o)

@@ -5,15 +5,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 const crashDirEnv = "AGENTMEM_FS_CRASH_DIR"
 
 // TestCrashChild is the child process of TestSIGKILL; run directly, it skips.
 func TestCrashChild(t *testing.T) {
-	backendtest.CrashChild(t, func() (backend.Driver, error) {
+	backendtest.CrashChild(t, func() (driver.Driver, error) {
 		return Open(os.Getenv(crashDirEnv), Options{})
 	})
 }
@@ -23,5 +23,5 @@ func TestCrashChild(t *testing.T) {
 func TestSIGKILL(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "crash")
 	backendtest.CrashTest(t, "TestCrashChild", []string{crashDirEnv + "=" + dir},
-		func() (backend.Driver, error) { return Open(dir, Options{}) })
+		func() (driver.Driver, error) { return Open(dir, Options{}) })
 }

@@ -1,8 +1,8 @@
 // Package fs is a filesystem storage driver: every record lives in one
 // directory, which several Drivers — in one process or in many — may open
-// and write at once. It implements backend.Driver, backend.Sweeper and
-// backend.Swapper (compare-and-swap on record versions). It does not
-// implement backend.VectorSearcher or backend.Claimer: vectors are stored
+// and write at once. It implements driver.Driver, driver.Sweeper and
+// driver.Swapper (compare-and-swap on record versions). It does not
+// implement driver.VectorSearcher or driver.Claimer: vectors are stored
 // and returned bit for bit, one dimension per store, but not searched, and
 // there is no work queue.
 //

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/osfile"
 )
 
@@ -31,7 +31,7 @@ type Options struct {
 	// Clock decides expiry: List never returns a record whose Expires is
 	// at or before Clock's reading, and Sweep deletes those records. Nil
 	// means time.Now.
-	Clock backend.Clock
+	Clock memory.Clock
 	// Logger receives debug records of opening, reloading and compacting
 	// the log, and warnings about torn tails cut off and failed
 	// compactions. Nil discards them.
@@ -42,13 +42,13 @@ type Options struct {
 	CompactBytes int64
 }
 
-// Driver is a backend.Driver, backend.Sweeper and backend.Swapper over one
+// Driver is a driver.Driver, driver.Sweeper and driver.Swapper over one
 // directory, shared safely by every Driver and process that opens it. It
 // is safe for concurrent use.
 type Driver struct {
 	dir     string
 	path    string
-	clock   backend.Clock
+	clock   memory.Clock
 	log     *slog.Logger
 	compact int64
 
@@ -69,9 +69,9 @@ type Driver struct {
 }
 
 var (
-	_ backend.Driver  = (*Driver)(nil)
-	_ backend.Sweeper = (*Driver)(nil)
-	_ backend.Swapper = (*Driver)(nil)
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Sweeper = (*Driver)(nil)
+	_ driver.Swapper = (*Driver)(nil)
 )
 
 // Open opens the store in dir, creating the directory and an empty log

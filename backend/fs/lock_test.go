@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/osfile"
 )
 
@@ -41,7 +41,7 @@ func TestWriteWaitsForTheLock(t *testing.T) {
 	if err := d.Put(ctx, []memory.Record{rec}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Put while another holds the lock: got %v, want context.DeadlineExceeded", err)
 	}
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "lock"}}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "lock"}}}
 	recs, err := d.List(context.Background(), q)
 	if err != nil || len(recs) != 0 {
 		t.Fatalf("List while another holds the lock: %d records, %v; want none and no wait", len(recs), err)
@@ -104,7 +104,7 @@ func TestCompaction(t *testing.T) {
 		}
 	}
 	before := d.end
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: who}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: who}}
 	all, err := d.List(ctx, q)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/proctest"
 )
 
@@ -69,7 +69,7 @@ func TestWriterChildProcess(t *testing.T) {
 			if err := d.Put(ctx, junk); err != nil {
 				t.Fatalf("writer %d, scratch put %d: %v", who, i, err)
 			}
-			q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: scratch}}
+			q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: scratch}}
 			if got, err := d.Delete(ctx, q); err != nil || got != 20 {
 				t.Fatalf("writer %d, scratch delete %d: removed %d, error %v", who, i, got, err)
 			}
@@ -86,7 +86,7 @@ func TestWriterChildProcess(t *testing.T) {
 // incrementCounter adds one to the shared counter by reading it and
 // swapping, retrying on conflict.
 func incrementCounter(ctx context.Context, d *Driver, tag int) error {
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"counter"}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"counter"}}
 	for {
 		recs, err := d.List(ctx, q)
 		if err != nil {
@@ -140,7 +140,7 @@ func TestTwoProcessesOneDirectory(t *testing.T) {
 			want    int
 		}{{fmt.Sprintf("writer-%d", w), perWriter + batches*20}, {fmt.Sprintf("scratch-%d", w), 0}} {
 			id := memory.Identity{Tenant: "t", Session: c.session}
-			recs, err := d.List(ctx, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id}})
+			recs, err := d.List(ctx, driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -149,7 +149,7 @@ func TestTwoProcessesOneDirectory(t *testing.T) {
 			}
 		}
 	}
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"counter"}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"counter"}}
 	recs, err := d.List(ctx, q)
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("reading the counter: %v, %d records", err, len(recs))

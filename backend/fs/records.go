@@ -4,15 +4,15 @@ import (
 	"context"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-// Put stores recs all or nothing, as one frame; see backend.Driver.
+// Put stores recs all or nothing, as one frame; see driver.Driver.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
+	if err := driver.CheckPut(recs); err != nil {
 		return err
 	}
 	if len(recs) == 0 {
@@ -27,10 +27,10 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 }
 
 // Swap stores rec if the live record under its id has version expect (0:
-// none), as Put does; see backend.Swapper. Expiry is judged by the clock
+// none), as Put does; see driver.Swapper. Expiry is judged by the clock
 // once the write lock is held, after the writes of other processes.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := backend.CheckSwap(rec, expect); err != nil {
+	if err := driver.CheckSwap(rec, expect); err != nil {
 		return 0, err
 	}
 	var version int64
@@ -54,7 +54,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 // anything is written; its error leaves the store unchanged.
 func (d *Driver) store(ctx context.Context, recs []memory.Record, decide func(x *index) ([]int64, error)) error {
 	return d.write(ctx, func(x *index) error {
-		dims, err := backend.BatchDims(recs, x.dims)
+		dims, err := driver.BatchDims(recs, x.dims)
 		if err != nil {
 			return err
 		}
@@ -92,12 +92,12 @@ func (d *Driver) store(ctx context.Context, recs []memory.Record, decide func(x 
 }
 
 // List returns the live records matching q, newest first; see
-// backend.Driver.
-func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+// driver.Driver.
+func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return nil, err
 	}
 	now, err := d.clock.Nanos()
@@ -116,12 +116,12 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 }
 
 // Delete removes every record matching q, expired or not, as one frame of
-// tombstones, and reports how many it removed; see backend.Driver.
-func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+// tombstones, and reports how many it removed; see driver.Driver.
+func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return 0, err
 	}
 	return d.remove(ctx, func(x *index) []*entry { return x.recs.Matching(q) })

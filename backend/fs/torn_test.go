@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 var tornScope = memory.Identity{Tenant: "torn", Session: "s"}
@@ -39,7 +39,7 @@ func writeFrames(t *testing.T, dir string, n int) (ends []int64) {
 // storedIDs returns the ids d holds in the torn scope, oldest first.
 func storedIDs(t *testing.T, d *Driver) []string {
 	t.Helper()
-	recs, err := d.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: tornScope}})
+	recs, err := d.List(context.Background(), driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: tornScope}})
 	if err != nil {
 		t.Fatal(err)
 	}

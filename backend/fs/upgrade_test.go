@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // TestUpgradeFormatOne opens a log an earlier driver wrote — format 1,
@@ -58,7 +58,7 @@ func TestUpgradeFormatOne(t *testing.T) {
 	}
 	list := func(tenant string) []memory.Record {
 		t.Helper()
-		recs, err := d.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}})
+		recs, err := d.List(context.Background(), driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -79,7 +79,7 @@ func TestUpgradeFormatOne(t *testing.T) {
 	if err := d.Put(context.Background(), []memory.Record{rec(other, "a1", 5)}); err != nil {
 		t.Fatalf("another tenant storing acme's id after the upgrade: %v", err)
 	}
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}, IDs: []string{"a1"}}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "other"}}, IDs: []string{"a1"}}
 	if n, err := d.Delete(context.Background(), q); err != nil || n != 1 {
 		t.Fatalf("deleting other's a1: %d, %v", n, err)
 	}
@@ -88,7 +88,7 @@ func TestUpgradeFormatOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer reopened.Close()
-	recs, err := reopened.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}})
+	recs, err := reopened.List(context.Background(), driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

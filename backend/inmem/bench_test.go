@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 )
 
@@ -18,13 +18,13 @@ var million struct {
 	err  error
 }
 
-type keepOpen struct{ backend.Driver }
+type keepOpen struct{ driver.Driver }
 
 func (keepOpen) Close() error { return nil }
 
 var benchConfig = backendtest.BenchConfig{
-	NewDriver: func(b *testing.B) backend.Driver { return inmem.New(inmem.Options{}) },
-	Million: func(b *testing.B) backend.Driver {
+	NewDriver: func(b *testing.B) driver.Driver { return inmem.New(inmem.Options{}) },
+	Million: func(b *testing.B) driver.Driver {
 		million.once.Do(func() {
 			million.d = inmem.New(inmem.Options{})
 			million.err = backendtest.Fill(context.Background(), million.d, backendtest.BenchMillion)
@@ -51,7 +51,7 @@ var vectorSets struct {
 }
 
 var vectorBench = backendtest.VectorBenchConfig{
-	Filled: func(b *testing.B, scopes, perScope int) backend.Driver {
+	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
 		vectorSets.mu.Lock()
 		defer vectorSets.mu.Unlock()
 		shape := [2]int{scopes, perScope}

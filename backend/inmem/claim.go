@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ backend.Claimer = (*Driver)(nil)
+var _ driver.Claimer = (*Driver)(nil)
 
 // workState is the driver's work queues. They share nothing with the
 // records but the driver's clock and closed state, so they have a mutex
@@ -34,7 +34,7 @@ type workQueue struct {
 
 // workItem is one pending or claimed item.
 type workItem struct {
-	work     backend.Work
+	work     driver.Work
 	created  int64  // unix nanoseconds
 	until    int64  // lease expiry in unix nanoseconds; meaningless while token is ""
 	token    string // the current claim's token; "" while pending
@@ -43,8 +43,8 @@ type workItem struct {
 }
 
 // lease returns the item's current claim.
-func (it *workItem) lease() backend.Lease {
-	return backend.Lease{Work: it.work, Token: it.token, Expires: time.Unix(0, it.until).UTC(), Attempt: it.attempts}
+func (it *workItem) lease() driver.Lease {
+	return driver.Lease{Work: it.work, Token: it.token, Expires: time.Unix(0, it.until).UTC(), Attempt: it.attempts}
 }
 
 // claimable reports whether the item may be claimed at now: it is pending
@@ -77,13 +77,13 @@ func (d *Driver) queues(fn func(s *workState) error) error {
 }
 
 // Enqueue adds items, all or nothing, and reports how many were new; see
-// backend.Claimer. An id already pending or claimed in its queue, or
+// driver.Claimer. An id already pending or claimed in its queue, or
 // repeated within the batch, is left as it first was.
-func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
+func (d *Driver) Enqueue(ctx context.Context, items []driver.Work) (int, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckEnqueue(items); err != nil {
+	if err := driver.CheckEnqueue(items); err != nil {
 		return 0, err
 	}
 	added := 0
@@ -152,17 +152,17 @@ func (s *workState) remove(queue string, q *workQueue, it *workItem) {
 }
 
 // Claim leases up to n claimable items of queue, oldest first; see
-// backend.Claimer.
-func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+// driver.Claimer.
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckClaim(queue, n, lease); err != nil {
+	if err := driver.CheckClaim(queue, n, lease); err != nil {
 		return nil, err
 	}
-	var out []backend.Lease
+	var out []driver.Lease
 	err := d.queues(func(s *workState) error {
-		now, until, err := d.clock.LeaseEnd(lease)
+		now, until, err := driver.LeaseEnd(d.clock, lease)
 		if err != nil {
 			return err
 		}
@@ -177,7 +177,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 			if it.done || !it.claimable(now) {
 				continue
 			}
-			it.token, it.until = backend.NewLeaseToken(), until
+			it.token, it.until = driver.NewLeaseToken(), until
 			it.attempts++
 			out = append(out, it.lease())
 		}
@@ -186,17 +186,17 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 	return out, err
 }
 
-// Renew extends a current claim; see backend.Claimer.
-func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
+// Renew extends a current claim; see driver.Claimer.
+func (d *Driver) Renew(ctx context.Context, l driver.Lease, lease time.Duration) (driver.Lease, error) {
 	if err := ctx.Err(); err != nil {
-		return backend.Lease{}, err
+		return driver.Lease{}, err
 	}
-	if err := backend.CheckRenew(l, lease); err != nil {
-		return backend.Lease{}, err
+	if err := driver.CheckRenew(l, lease); err != nil {
+		return driver.Lease{}, err
 	}
-	var out backend.Lease
+	var out driver.Lease
 	err := d.queues(func(s *workState) error {
-		_, until, err := d.clock.LeaseEnd(lease)
+		_, until, err := driver.LeaseEnd(d.clock, lease)
 		if err != nil {
 			return err
 		}
@@ -211,12 +211,12 @@ func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration
 	return out, err
 }
 
-// Complete removes the item of a current claim; see backend.Claimer.
-func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+// Complete removes the item of a current claim; see driver.Claimer.
+func (d *Driver) Complete(ctx context.Context, l driver.Lease) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.CheckLease(l); err != nil {
+	if err := driver.CheckLease(l); err != nil {
 		return err
 	}
 	return d.queues(func(s *workState) error {
@@ -229,12 +229,12 @@ func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
 }
 
 // Release makes the item of a current claim claimable at once; see
-// backend.Claimer.
-func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+// driver.Claimer.
+func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.CheckLease(l); err != nil {
+	if err := driver.CheckLease(l); err != nil {
 		return err
 	}
 	return d.queues(func(s *workState) error {
@@ -248,11 +248,11 @@ func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
 
 // current returns the item l claims, or memory.ErrConflict when l is not
 // its current claim.
-func (s *workState) current(l backend.Lease) (*workQueue, *workItem, error) {
+func (s *workState) current(l driver.Lease) (*workQueue, *workItem, error) {
 	if q := s.queues[l.Queue]; q != nil {
 		if it := q.byID[l.ID]; it != nil && it.token == l.Token {
 			return q, it, nil
 		}
 	}
-	return nil, nil, backend.StaleLease(l)
+	return nil, nil, driver.StaleLease(l)
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/recindex"
 	"github.com/agentmem/memory/internal/vecindex"
 )
@@ -20,13 +20,13 @@ import (
 // Options configure a Driver. The zero value is the documented default.
 type Options struct {
 	// Clock decides expiry; nil means time.Now.
-	Clock backend.Clock
+	Clock memory.Clock
 }
 
-// Driver is an in-memory backend.Driver and backend.Sweeper. It is safe for
+// Driver is an in-memory driver.Driver and driver.Sweeper. It is safe for
 // concurrent use.
 type Driver struct {
-	clock backend.Clock
+	clock memory.Clock
 
 	mu     sync.RWMutex
 	closed bool
@@ -37,9 +37,9 @@ type Driver struct {
 }
 
 var (
-	_ backend.Driver  = (*Driver)(nil)
-	_ backend.Sweeper = (*Driver)(nil)
-	_ backend.Swapper = (*Driver)(nil)
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Sweeper = (*Driver)(nil)
+	_ driver.Swapper = (*Driver)(nil)
 )
 
 // entry is one stored record. Its Extra is the row of its vector in its
@@ -55,12 +55,12 @@ func New(opt Options) *Driver {
 	return &Driver{clock: opt.Clock, idx: recindex.New[vecindex.Ref, *vecindex.Set]()}
 }
 
-// Put stores recs all or nothing; see backend.Driver.
+// Put stores recs all or nothing; see driver.Driver.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := backend.CheckPut(recs); err != nil {
+	if err := driver.CheckPut(recs); err != nil {
 		return err
 	}
 	d.mu.Lock()
@@ -68,7 +68,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if d.closed {
 		return memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	dims, err := backend.BatchDims(recs, d.dims)
+	dims, err := driver.BatchDims(recs, d.dims)
 	if err != nil {
 		return err
 	}
@@ -100,12 +100,12 @@ func (d *Driver) store(r memory.Record, version int64) {
 }
 
 // Swap stores rec if the live record under its id has version expect (0:
-// none); see backend.Swapper.
+// none); see driver.Swapper.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckSwap(rec, expect); err != nil {
+	if err := driver.CheckSwap(rec, expect); err != nil {
 		return 0, err
 	}
 	now, err := d.clock.Nanos()
@@ -117,7 +117,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	if d.closed {
 		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	dims, err := backend.BatchDims([]memory.Record{rec}, d.dims)
+	dims, err := driver.BatchDims([]memory.Record{rec}, d.dims)
 	if err != nil {
 		return 0, err
 	}
@@ -138,12 +138,12 @@ func (d *Driver) remove(e *entry) {
 	}
 }
 
-// List returns the live records matching q, newest first; see backend.Driver.
-func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
+// List returns the live records matching q, newest first; see driver.Driver.
+func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return nil, err
 	}
 	now, err := d.clock.Nanos()
@@ -159,12 +159,12 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 }
 
 // Delete removes every record matching q and reports the count; see
-// backend.Driver.
-func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
+// driver.Driver.
+func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	if err := backend.CheckQuery(q); err != nil {
+	if err := driver.CheckQuery(q); err != nil {
 		return 0, err
 	}
 	d.mu.Lock()

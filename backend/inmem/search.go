@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
-var _ backend.VectorSearcher = (*Driver)(nil)
+var _ driver.VectorSearcher = (*Driver)(nil)
 
 // vectorRefs maps the vecindex.Refs of stored vectors to their entries:
 // a Ref is an index into entries, and the Refs of removed vectors are
@@ -48,14 +48,14 @@ func (v *vectorRefs) remove(e *entry) {
 }
 
 // Search returns the k live records matching q nearest to vec by cosine
-// similarity; see backend.VectorSearcher. The search is exact: it scores
+// similarity; see driver.VectorSearcher. The search is exact: it scores
 // every vector of the writers q's filter matches, and applies kinds, key,
 // ids and expiry to each candidate inside the search.
-func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
+func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := backend.CheckSearch(q, vec, k); err != nil {
+	if err := driver.CheckSearch(q, vec, k); err != nil {
 		return nil, err
 	}
 	now, err := d.clock.Nanos()
@@ -71,7 +71,7 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 		return nil, nil
 	}
 	if len(vec) != d.dims {
-		return nil, backend.DimensionMismatch(len(vec), d.dims)
+		return nil, driver.DimensionMismatch(len(vec), d.dims)
 	}
 	sets := d.vectorSets(q)
 	if len(sets) == 0 {
@@ -88,16 +88,16 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 	if err != nil {
 		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "in-memory vector search")
 	}
-	out := make([]backend.Match, len(hits))
+	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = backend.Match{Record: entries[h.Ref].Record(), Score: float64(h.Score)}
+		out[i] = driver.Match{Record: entries[h.Ref].Record(), Score: float64(h.Score)}
 	}
 	return out, nil
 }
 
 // vectorSets returns the vector Sets of the writers q's filter matches.
 // The caller holds d.mu.
-func (d *Driver) vectorSets(q backend.Query) []*vecindex.Set {
+func (d *Driver) vectorSets(q driver.Query) []*vecindex.Set {
 	var sets []*vecindex.Set
 	for w := range d.idx.Writers(q) {
 		if w.Extra != nil && w.Extra.Len() > 0 {

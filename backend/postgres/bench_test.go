@@ -5,8 +5,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -18,7 +18,7 @@ var million struct {
 	err  error
 }
 
-func openBench(b *testing.B, dsn string) backend.Driver {
+func openBench(b *testing.B, dsn string) driver.Driver {
 	d, err := postgres.Open(dsn, postgres.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -27,8 +27,8 @@ func openBench(b *testing.B, dsn string) backend.Driver {
 }
 
 var benchConfig = backendtest.BenchConfig{
-	NewDriver: func(b *testing.B) backend.Driver { return openBench(b, freshDB(b)) },
-	Million: func(b *testing.B) backend.Driver {
+	NewDriver: func(b *testing.B) driver.Driver { return openBench(b, freshDB(b)) },
+	Million: func(b *testing.B) driver.Driver {
 		million.once.Do(func() {
 			million.dsn = createDB(b, false) // outlives this b: later runs reuse it
 			d, err := postgres.Open(million.dsn, postgres.Options{})

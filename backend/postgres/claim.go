@@ -9,11 +9,11 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-var _ backend.Claimer = (*Driver)(nil)
+var _ driver.Claimer = (*Driver)(nil)
 
 // The work queue lives in the memory_work table; see internal/sqldriver
 // for its rows. Every call is one short transaction (all but Claim a
@@ -69,13 +69,13 @@ RETURNING ` + leaseColumns
 )
 
 // Enqueue adds items in one statement, all or nothing, and reports how
-// many were new; see backend.Claimer. An id already pending or claimed in
+// many were new; see driver.Claimer. An id already pending or claimed in
 // its queue, or repeated within the batch, is left as it first was.
 // Items are inserted in (queue, id) order, so concurrent batches sharing
 // ids do not deadlock; one that nevertheless loses a deadlock is retried,
 // as Put is.
-func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
-	if err := d.enter(ctx, backend.CheckEnqueue(items)); err != nil {
+func (d *Driver) Enqueue(ctx context.Context, items []driver.Work) (int, error) {
+	if err := d.enter(ctx, driver.CheckEnqueue(items)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()
@@ -83,7 +83,7 @@ func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error)
 		return 0, nil
 	}
 	items = slices.Clone(items)
-	slices.SortStableFunc(items, func(a, b backend.Work) int {
+	slices.SortStableFunc(items, func(a, b driver.Work) int {
 		if c := strings.Compare(a.Queue, b.Queue); c != 0 {
 			return c
 		}
@@ -126,9 +126,9 @@ func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error)
 }
 
 // Claim leases up to n claimable items of queue, oldest first, in one
-// short transaction committed before it returns; see backend.Claimer.
-func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
-	if err := d.enter(ctx, backend.CheckClaim(queue, n, lease)); err != nil {
+// short transaction committed before it returns; see driver.Claimer.
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]driver.Lease, error) {
+	if err := d.enter(ctx, driver.CheckClaim(queue, n, lease)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
@@ -137,7 +137,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 		return nil, err
 	}
 	// RETURNING follows no particular order.
-	slices.SortFunc(out, func(a, b backend.Lease) int {
+	slices.SortFunc(out, func(a, b driver.Lease) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
@@ -147,10 +147,10 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 }
 
 // claim runs one claim in a short transaction and commits it.
-func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
+func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Duration) ([]driver.Lease, error) {
 	tokens := make(pq.StringArray, n)
 	for i := range tokens {
-		tokens[i] = backend.NewLeaseToken()
+		tokens[i] = driver.NewLeaseToken()
 	}
 	tx, err := d.db.BeginTxx(ctx, nil)
 	if err != nil {
@@ -162,7 +162,7 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 	}
 	// The clock is read as late as possible, so the round trips before
 	// the claim shorten its lease as little as they can.
-	now, until, err := d.clock.LeaseEnd(lease)
+	now, until, err := driver.LeaseEnd(d.clock, lease)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +171,7 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 		return nil, fail(ctx, err, "postgres: claim work")
 	}
 	defer rows.Close()
-	var out []backend.Lease
+	var out []driver.Lease
 	for rows.Next() {
 		l, err := sqldriver.ScanLease(rows)
 		if err != nil {
@@ -188,35 +188,35 @@ func (d *Driver) claim(ctx context.Context, queue string, n int, lease time.Dura
 	return out, nil
 }
 
-// Renew extends a current claim in one statement; see backend.Claimer.
-func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
-	if err := d.enter(ctx, backend.CheckRenew(l, lease)); err != nil {
-		return backend.Lease{}, err
+// Renew extends a current claim in one statement; see driver.Claimer.
+func (d *Driver) Renew(ctx context.Context, l driver.Lease, lease time.Duration) (driver.Lease, error) {
+	if err := d.enter(ctx, driver.CheckRenew(l, lease)); err != nil {
+		return driver.Lease{}, err
 	}
 	defer d.gate.Leave()
-	_, until, err := d.clock.LeaseEnd(lease)
+	_, until, err := driver.LeaseEnd(d.clock, lease)
 	if err != nil {
-		return backend.Lease{}, err
+		return driver.Lease{}, err
 	}
 	return sq.Renew(ctx, d.db, l, until)
 }
 
 // Complete removes the item of a current claim in one statement; see
-// backend.Claimer.
-func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+// driver.Claimer.
+func (d *Driver) Complete(ctx context.Context, l driver.Lease) error {
 	return d.settle(ctx, l, sq.CompleteSQL, "postgres: complete work")
 }
 
 // Release makes the item of a current claim claimable at once, in one
-// statement; see backend.Claimer.
-func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+// statement; see driver.Claimer.
+func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 	return d.settle(ctx, l, sq.ReleaseSQL, "postgres: release work")
 }
 
 // settle runs query, which changes the row of l's item if l is its current
 // claim, and fails with memory.ErrConflict when it changed none.
-func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
-	if err := d.enter(ctx, backend.CheckLease(l)); err != nil {
+func (d *Driver) settle(ctx context.Context, l driver.Lease, query, what string) error {
+	if err := d.enter(ctx, driver.CheckLease(l)); err != nil {
 		return err
 	}
 	defer d.gate.Leave()

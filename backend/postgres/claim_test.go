@@ -14,8 +14,8 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -24,7 +24,7 @@ const claimCrashDSNEnv = "AGENTMEM_POSTGRES_CLAIM_CRASH_DSN"
 // TestClaimCrashChild is the child process of TestClaimSIGKILL; run
 // directly, it skips.
 func TestClaimCrashChild(t *testing.T) {
-	backendtest.ClaimCrashChild(t, func() (backend.Driver, error) {
+	backendtest.ClaimCrashChild(t, func() (driver.Driver, error) {
 		return postgres.Open(os.Getenv(claimCrashDSNEnv), postgres.Options{})
 	})
 }
@@ -35,7 +35,7 @@ func TestClaimCrashChild(t *testing.T) {
 func TestClaimSIGKILL(t *testing.T) {
 	dsn := freshDB(t)
 	backendtest.ClaimCrashTest(t, "TestClaimCrashChild", []string{claimCrashDSNEnv + "=" + dsn},
-		func(clock backend.Clock) (backend.Driver, error) {
+		func(clock memory.Clock) (driver.Driver, error) {
 			return postgres.Open(dsn, postgres.Options{Clock: clock})
 		})
 }
@@ -50,11 +50,11 @@ func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c
 
 func (c *testClock) Set(t time.Time) { c.mu.Lock(); defer c.mu.Unlock(); c.now = t }
 
-func enqueueN(t *testing.T, c backend.Claimer, queue string, n int) {
+func enqueueN(t *testing.T, c driver.Claimer, queue string, n int) {
 	t.Helper()
-	var items []backend.Work
+	var items []driver.Work
 	for i := range n {
-		items = append(items, backend.Work{Queue: queue, ID: fmt.Sprintf("w%05d", i), Identity: memory.Identity{Tenant: "t"},
+		items = append(items, driver.Work{Queue: queue, ID: fmt.Sprintf("w%05d", i), Identity: memory.Identity{Tenant: "t"},
 			Payload: "p", Created: time.Unix(1, int64(i))})
 	}
 	for len(items) > 0 {
@@ -66,7 +66,7 @@ func enqueueN(t *testing.T, c backend.Claimer, queue string, n int) {
 	}
 }
 
-func openWith(t *testing.T, dsn string, clock backend.Clock) *postgres.Driver {
+func openWith(t *testing.T, dsn string, clock memory.Clock) *postgres.Driver {
 	t.Helper()
 	d, err := postgres.Open(dsn, postgres.Options{Clock: clock})
 	if err != nil {

@@ -1,10 +1,11 @@
 package postgres_test
 
 import (
+	"github.com/agentmem/memory"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -14,7 +15,7 @@ import (
 // connection pool.
 func TestConformance(t *testing.T) {
 	sharedCluster(t)
-	dbs := &backendtest.Replicas{Open: func(t *testing.T, dsn string, clock backend.Clock) backend.Driver {
+	dbs := &backendtest.Replicas{Open: func(t *testing.T, dsn string, clock memory.Clock) driver.Driver {
 		d, err := postgres.Open(dsn, postgres.Options{Clock: clock})
 		if err != nil {
 			t.Fatalf("postgres.Open: %v", err)
@@ -22,7 +23,7 @@ func TestConformance(t *testing.T) {
 		return d
 	}}
 	backendtest.Run(t, backendtest.Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			return dbs.New(t, freshDB(t), clock)
 		},
 		Sweeper:      true,

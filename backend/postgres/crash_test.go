@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -13,7 +13,7 @@ const crashDSNEnv = "AGENTMEM_POSTGRES_CRASH_DSN"
 
 // TestCrashChild is the child process of TestSIGKILL; run directly, it skips.
 func TestCrashChild(t *testing.T) {
-	backendtest.CrashChild(t, func() (backend.Driver, error) { return postgres.Open(os.Getenv(crashDSNEnv), postgres.Options{}) })
+	backendtest.CrashChild(t, func() (driver.Driver, error) { return postgres.Open(os.Getenv(crashDSNEnv), postgres.Options{}) })
 }
 
 // TestSIGKILL kills a writing client process 20 times; every write it had
@@ -21,5 +21,5 @@ func TestCrashChild(t *testing.T) {
 func TestSIGKILL(t *testing.T) {
 	dsn := freshDB(t)
 	backendtest.CrashTest(t, "TestCrashChild", []string{crashDSNEnv + "=" + dsn},
-		func() (backend.Driver, error) { return postgres.Open(dsn, postgres.Options{}) })
+		func() (driver.Driver, error) { return postgres.Open(dsn, postgres.Options{}) })
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -33,8 +33,8 @@ func Example() {
 
 	ctx := context.Background()
 	alice := memory.Identity{Tenant: "acme", User: "alice", Session: "run-1"}
-	work := backend.Work{Queue: "fold", ID: "run-1", Identity: alice, Payload: `{"turns":12}`, Created: time.Now()}
-	if _, err := d.Enqueue(ctx, []backend.Work{work}); err != nil {
+	work := driver.Work{Queue: "fold", ID: "run-1", Identity: alice, Payload: `{"turns":12}`, Created: time.Now()}
+	if _, err := d.Enqueue(ctx, []driver.Work{work}); err != nil {
 		log.Fatal(err)
 	}
 	leases, err := d.Claim(ctx, "fold", 10, time.Minute)

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // HNSWIndex is the name of the index Search builds.
@@ -16,7 +16,7 @@ const HNSWIndex = hnswIndex
 // line per plan line); the index scan's parameters, which the statement
 // sets as it runs, are the connection's own while it is planned. It needs
 // pgvector; the store must have a dimension.
-func (d *Driver) ExplainSearch(ctx context.Context, q backend.Query, vec []float32, k int) (string, error) {
+func (d *Driver) ExplainSearch(ctx context.Context, q driver.Query, vec []float32, k int) (string, error) {
 	dims, err := d.knownDims(ctx)
 	if err != nil {
 		return "", err
@@ -58,7 +58,7 @@ func (d *Driver) ShortScopes() int { return d.search.short.len() }
 
 // RememberShort makes d's searches of q for k or more results start with
 // an iterative scan, as if such a search had come up short without one.
-func (d *Driver) RememberShort(q backend.Query, k int) { d.search.short.remember(scopeKey(q), k) }
+func (d *Driver) RememberShort(q driver.Query, k int) { d.search.short.remember(scopeKey(q), k) }
 
 // len returns how many scopes are remembered.
 func (s *shortScopes) len() int {

@@ -1,9 +1,9 @@
 // Package postgres is a storage driver over a PostgreSQL server, read and
 // written through github.com/lib/pq and github.com/jmoiron/sqlx. It
-// implements backend.Driver, backend.Sweeper, backend.Swapper
-// (compare-and-swap under a row lock), backend.VectorSearcher (an HNSW
+// implements driver.Driver, driver.Sweeper, driver.Swapper
+// (compare-and-swap under a row lock), driver.VectorSearcher (an HNSW
 // index when the pgvector extension is installed, exact search without it)
-// and backend.Claimer (a work queue claimed with FOR UPDATE SKIP LOCKED),
+// and driver.Claimer (a work queue claimed with FOR UPDATE SKIP LOCKED),
 // and suits deployments where several replicas of a program share one
 // store.
 //
@@ -91,7 +91,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -114,7 +114,7 @@ type Options struct {
 	// Clock decides expiry: List never returns a record whose Expires is
 	// at or before Clock's reading, and Sweep deletes those records. Nil
 	// means time.Now.
-	Clock backend.Clock
+	Clock memory.Clock
 	// Logger receives debug records of opening and schema migrations and
 	// of retried transactions. Nil discards them.
 	Logger *slog.Logger
@@ -129,12 +129,12 @@ type Options struct {
 	EfSearch int
 }
 
-// Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
+// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher and Claimer
 // over one PostgreSQL database. It is safe for concurrent use.
 type Driver struct {
 	db    *sqlx.DB
 	own   bool // Close closes db
-	clock backend.Clock
+	clock memory.Clock
 	log   *slog.Logger
 
 	gate     sqldriver.Gate
@@ -144,9 +144,9 @@ type Driver struct {
 }
 
 var (
-	_ backend.Driver  = (*Driver)(nil)
-	_ backend.Sweeper = (*Driver)(nil)
-	_ backend.Swapper = (*Driver)(nil)
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Sweeper = (*Driver)(nil)
+	_ driver.Swapper = (*Driver)(nil)
 )
 
 // Open connects to the database dsn names (a lib/pq connection string:
@@ -217,7 +217,7 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 // DB returns the handle the driver uses, for administration and tests.
 func (d *Driver) DB() *sqlx.DB { return d.db }
 
-// enter admits a call whose arguments the backend.Check function of its
+// enter admits a call whose arguments the driver.Check function of its
 // method judged (invalid); see sqldriver.Gate.Enter. The caller must call
 // d.gate.Leave when enter returns nil.
 func (d *Driver) enter(ctx context.Context, invalid error) error {

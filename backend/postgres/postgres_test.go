@@ -15,7 +15,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -30,8 +30,8 @@ func openFresh(t *testing.T, opt postgres.Options) (*postgres.Driver, string) {
 	return d, dsn
 }
 
-func tenantQuery(tenant string) backend.Query {
-	return backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
+func tenantQuery(tenant string) driver.Query {
+	return driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}}
 }
 
 // TestConcurrentMigrations opens one fresh database from eight replicas at

@@ -12,7 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -24,7 +24,7 @@ const maxAttempts = 5
 // replaces a stored record with the same tenant and id when both carry the
 // same identity. When the identities differ the WHERE clause leaves the
 // stored row alone and no row changes, so the statement changes fewer rows
-// than were sent, which Put reports as backend.HeldByAnother. Arrays keep the
+// than were sent, which Put reports as driver.HeldByAnother. Arrays keep the
 // statement and its 17 parameters the same for every batch size.
 //
 // A record's version counts its writes, and Put stores each id of a batch
@@ -155,14 +155,14 @@ func keyOf(r memory.Record) recordKey { return recordKey{r.Identity.Tenant, r.ID
 // dedupe returns recs with every tenant's id once, its last occurrence
 // kept, sorted by tenant and id, and how often each occurred. Occurrences
 // of one id must carry one identity: a batch that disagrees with itself is
-// refused as it would be across two batches (backend.HeldByAnother).
+// refused as it would be across two batches (driver.HeldByAnother).
 func dedupe(recs []memory.Record) ([]memory.Record, []int64, error) {
 	last := make(map[recordKey]int, len(recs))
 	count := make(map[recordKey]int64, len(recs))
 	for i, r := range recs {
 		k := keyOf(r)
 		if j, ok := last[k]; ok && recs[j].Identity != r.Identity {
-			return nil, nil, backend.HeldByAnother(r.ID)
+			return nil, nil, driver.HeldByAnother(r.ID)
 		}
 		last[k] = i
 		count[k]++
@@ -185,13 +185,13 @@ func dedupe(recs []memory.Record) ([]memory.Record, []int64, error) {
 	return out, writes, nil
 }
 
-// Put stores recs in one transaction, all or nothing; see backend.Driver.
+// Put stores recs in one transaction, all or nothing; see driver.Driver.
 // A record whose id its tenant holds with another identity fails the
 // whole batch with memory.ErrPermissionDenied. When one tenant's id
 // appears more than once the last occurrence is stored; occurrences with
 // different identities are refused alike.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
-	if err := d.enter(ctx, backend.CheckPut(recs)); err != nil {
+	if err := d.enter(ctx, driver.CheckPut(recs)); err != nil {
 		return err
 	}
 	defer d.gate.Leave()
@@ -202,7 +202,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if err != nil {
 		return err
 	}
-	if _, err := backend.BatchDims(recs, 0); err != nil {
+	if _, err := driver.BatchDims(recs, 0); err != nil {
 		return err
 	}
 	args, err := putArgs(recs, writes)
@@ -270,7 +270,7 @@ func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
 		}
 		for _, r := range chunk {
 			if w, ok := stored[keyOf(r)]; ok && w != r.Identity {
-				return backend.HeldByAnother(r.ID)
+				return driver.HeldByAnother(r.ID)
 			}
 		}
 	}
@@ -282,9 +282,9 @@ func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
 
 // List returns the unexpired records matching q, newest first (Created
 // descending, then ID descending, byte-wise), at most q.Limit of them when
-// it is set; see backend.Driver.
-func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
-	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
+// it is set; see driver.Driver.
+func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
+	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
@@ -297,9 +297,9 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
-// backend.Driver.
-func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
-	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
+// driver.Driver.
+func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
+	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()
@@ -336,4 +336,4 @@ func (d *Driver) exec(ctx context.Context, query string, args []any, what string
 
 // where writes q's condition to b, with placeholders numbered from $1,
 // and returns its parameters; see sqldriver.SQL.Where.
-func where(b *strings.Builder, q backend.Query) []any { return sq.Where(b, nil, q) }
+func where(b *strings.Builder, q driver.Query) []any { return sq.Where(b, nil, q) }

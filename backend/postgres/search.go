@@ -16,10 +16,10 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ backend.VectorSearcher = (*Driver)(nil)
+var _ driver.VectorSearcher = (*Driver)(nil)
 
 const (
 	// hnswIndex names the HNSW index over the embedding column.
@@ -39,7 +39,7 @@ const (
 )
 
 // Search returns the k unexpired records matching q that carry a vector
-// and are nearest to vec by cosine similarity; see backend.VectorSearcher.
+// and are nearest to vec by cosine similarity; see driver.VectorSearcher.
 // q is applied in full inside the search, so a selective filter never
 // shortens the result while more than k records match. Scores are
 // computed by the driver in float64 from the stored vectors, and the
@@ -131,8 +131,8 @@ const (
 // Search fails with memory.ErrInvalidArgument when vec's dimension is
 // not the store's (an empty store, which has none, returns nothing), and
 // with memory.ErrClosed after Close.
-func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
-	if err := d.enter(ctx, backend.CheckSearch(q, vec, k)); err != nil {
+func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	if err := d.enter(ctx, driver.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
@@ -144,7 +144,7 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 		return nil, nil
 	}
 	if len(vec) != dims {
-		return nil, backend.DimensionMismatch(len(vec), dims)
+		return nil, driver.DimensionMismatch(len(vec), dims)
 	}
 	p, err := d.planSearch(ctx, dims)
 	if err != nil {
@@ -459,7 +459,7 @@ const (
 // through the index, with an iterative scan when the scope is known to
 // come up short without one (see shortScopes), then, while the rows are
 // fewer than k, with an iterative scan, then exactly.
-func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Query, vec []float32, k int, now int64) ([]backend.Match, error) {
+func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q driver.Query, vec []float32, k int, now int64) ([]driver.Match, error) {
 	forms := []searchForm{formExact}
 	remember := p.indexed && p.iterative
 	var key string
@@ -473,7 +473,7 @@ func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Qu
 	case p.indexed:
 		forms = []searchForm{formIndex, formExact}
 	}
-	var out []backend.Match
+	var out []driver.Match
 	for _, form := range forms {
 		// An index scan stops after ef_search candidates, or with an
 		// iterative scan after hnsw.max_scan_tuples, which a selective
@@ -501,7 +501,7 @@ func (d *Driver) searchInServer(ctx context.Context, p *searchPlan, q backend.Qu
 // Search): hnsw.ef_search to efSearch(ef, k), a parameter, and, with
 // pgvector 0.8 or newer, hnsw.iterative_scan. The exact form orders by an
 // expression no index serves, with List order for ties, and sets nothing.
-func (p *searchPlan) searchSQL(q backend.Query, vec []float32, k int, now int64, ef int, form searchForm) (string, []any) {
+func (p *searchPlan) searchSQL(q driver.Query, vec []float32, k int, now int64, ef int, form searchForm) (string, []any) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
@@ -542,14 +542,14 @@ func queryVector(vec []float32) string {
 }
 
 // queryMatches runs a query of selectColumns and scores its records.
-func queryMatches(ctx context.Context, db sqlx.QueryerContext, query string, args []any, vec []float32) ([]backend.Match, error) {
+func queryMatches(ctx context.Context, db sqlx.QueryerContext, query string, args []any, vec []float32) ([]driver.Match, error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fail(ctx, err, "postgres: search")
 	}
 	defer rows.Close()
 	qn := norm(vec)
-	var out []backend.Match
+	var out []driver.Match
 	for rows.Next() {
 		r, err := scanRecord(rows)
 		if err != nil {
@@ -558,7 +558,7 @@ func queryMatches(ctx context.Context, db sqlx.QueryerContext, query string, arg
 		if len(r.Vector) != len(vec) {
 			return nil, badVector(r.ID, len(r.Vector), len(vec))
 		}
-		out = append(out, backend.Match{Record: r, Score: cosine(vec, qn, r.Vector)})
+		out = append(out, driver.Match{Record: r, Score: cosine(vec, qn, r.Vector)})
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fail(ctx, err, "postgres: search")
@@ -595,7 +595,7 @@ func compareCandidates(a, b candidate) int {
 }
 
 // compareMatches orders matches as compareCandidates orders candidates.
-func compareMatches(a, b backend.Match) int {
+func compareMatches(a, b driver.Match) int {
 	return compareCandidates(
 		candidate{a.Record.ID, a.Record.Created.UnixNano(), a.Score},
 		candidate{b.Record.ID, b.Record.Created.UnixNano(), b.Score})
@@ -604,7 +604,7 @@ func compareMatches(a, b backend.Match) int {
 // searchInGo is the exact search without pgvector, within tx (a
 // repeatable-read snapshot): it scores every candidate of the scope from
 // its id, creation time and vector, then reads the k best whole.
-func searchInGo(ctx context.Context, tx *sqlx.Tx, q backend.Query, vec []float32, k int, now int64) ([]backend.Match, error) {
+func searchInGo(ctx context.Context, tx *sqlx.Tx, q driver.Query, vec []float32, k int, now int64) ([]driver.Match, error) {
 	var b strings.Builder
 	b.WriteString("SELECT id, created, " + vectorColumn + " FROM memory_records WHERE ")
 	args := where(&b, q)
@@ -628,7 +628,7 @@ func searchInGo(ctx context.Context, tx *sqlx.Tx, q backend.Query, vec []float32
 		return nil, fail(ctx, err, "postgres: read the search results")
 	}
 	defer rows.Close()
-	out := make([]backend.Match, len(best))
+	out := make([]driver.Match, len(best))
 	found := 0
 	for rows.Next() {
 		r, err := scanRecord(rows)
@@ -639,7 +639,7 @@ func searchInGo(ctx context.Context, tx *sqlx.Tx, q backend.Query, vec []float32
 		if !ok {
 			continue
 		}
-		out[i] = backend.Match{Record: r, Score: best[i].score}
+		out[i] = driver.Match{Record: r, Score: best[i].score}
 		found++
 	}
 	if err := rows.Err(); err != nil {
@@ -704,7 +704,7 @@ func scoreCandidates(ctx context.Context, tx *sqlx.Tx, query string, args []any,
 }
 
 // unit returns v scaled to length 1, computed in float64; v is not the
-// zero vector (backend.CheckSearch refuses it).
+// zero vector (driver.CheckSearch refuses it).
 func unit(v []float32) []float32 {
 	n := norm(v)
 	out := make([]float32, len(v))

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -159,7 +159,7 @@ func (h *hnswData) fill(b *testing.B, draw func(*rand.Rand) []float32) {
 	}
 }
 
-var hnswBenchQuery = backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: hnswBenchIdentity}}
+var hnswBenchQuery = driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: hnswBenchIdentity}}
 
 // bruteForceVectors returns the ids of the k vectors of all nearest q.
 func bruteForceVectors(all [][]float32, q []float32, k int) []string {

@@ -14,7 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 )
 
@@ -306,7 +306,7 @@ func TestSearchShortScopes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.EqualFunc(got, want, func(a, b backend.Match) bool { return a.Record.ID == b.Record.ID }) {
+		if !slices.EqualFunc(got, want, func(a, b driver.Match) bool { return a.Record.ID == b.Record.ID }) {
 			t.Fatalf("query %d: a search starting without an iterative scan found %v, one starting with it %v", i, matchIDs(got), matchIDs(want))
 		}
 	}
@@ -334,7 +334,7 @@ func TestSearchShortScopes(t *testing.T) {
 				t.Fatalf("search of small3 returned a record of %s", m.Record.Identity.Tenant)
 			}
 			total++
-			if slices.ContainsFunc(want, func(w backend.Match) bool { return w.Record.ID == m.Record.ID }) {
+			if slices.ContainsFunc(want, func(w driver.Match) bool { return w.Record.ID == m.Record.ID }) {
 				hits++
 			}
 		}
@@ -345,7 +345,7 @@ func TestSearchShortScopes(t *testing.T) {
 }
 
 // matchIDs returns the matched records' ids in order.
-func matchIDs(ms []backend.Match) []string {
+func matchIDs(ms []driver.Match) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Record.ID

@@ -9,13 +9,13 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // maxShortScopes bounds how many scopes a driver remembers as short.
 const maxShortScopes = 4096
 
-// shortScopes remembers the scopes (the conditions of a backend.Query)
+// shortScopes remembers the scopes (the conditions of a driver.Query)
 // whose search through the HNSW index, without an iterative scan, came up
 // short: the first ef_search candidates of the graph walk held fewer than
 // k records of the scope. A search of such a scope for k or more results
@@ -72,7 +72,7 @@ func (s *shortScopes) remember(key string, k int) {
 
 // scopeKey returns the text that identifies q's conditions: its WHERE
 // clause and, quoted, the values of its parameters.
-func scopeKey(q backend.Query) string {
+func scopeKey(q driver.Query) string {
 	var b strings.Builder
 	args := where(&b, q)
 	for _, a := range args {

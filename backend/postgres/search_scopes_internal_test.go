@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // TestScopeKeyDistinct checks that queries with different conditions
@@ -15,7 +15,7 @@ func TestScopeKeyDistinct(t *testing.T) {
 		return memory.Identity{Tenant: tenant, User: user, Session: session}
 	}
 	tus := memory.FieldTenant | memory.FieldUser | memory.FieldSession
-	queries := []backend.Query{
+	queries := []driver.Query{
 		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: id("t", "", "")}},
 		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: id("t2", "", "")}},
 		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: id(`t"`, "", "")}},

@@ -20,7 +20,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
 	"github.com/agentmem/memory/internal/pgtest"
 )
@@ -103,15 +103,15 @@ func refCosine(a, b []float32) float64 {
 // bruteForce is the reference search over recs: the live records q
 // matches that carry a vector, by similarity descending, then newest
 // first, then by id descending.
-func bruteForce(recs []memory.Record, q backend.Query, vec []float32, k int, now time.Time) []backend.Match {
-	var out []backend.Match
+func bruteForce(recs []memory.Record, q driver.Query, vec []float32, k int, now time.Time) []driver.Match {
+	var out []driver.Match
 	for _, r := range recs {
 		if r.Vector == nil || r.Expired(now) || !q.Matches(r) {
 			continue
 		}
-		out = append(out, backend.Match{Record: r, Score: refCosine(r.Vector, vec)})
+		out = append(out, driver.Match{Record: r, Score: refCosine(r.Vector, vec)})
 	}
-	slices.SortFunc(out, func(a, b backend.Match) int {
+	slices.SortFunc(out, func(a, b driver.Match) int {
 		switch {
 		case a.Score > b.Score:
 			return -1
@@ -128,7 +128,7 @@ func bruteForce(recs []memory.Record, q backend.Query, vec []float32, k int, now
 
 // checkResult checks that got holds live records q matches, with correct
 // scores, in the contract's order.
-func checkResult(t *testing.T, what string, got []backend.Match, q backend.Query, vec []float32, now time.Time) {
+func checkResult(t *testing.T, what string, got []driver.Match, q driver.Query, vec []float32, now time.Time) {
 	t.Helper()
 	for i, m := range got {
 		if !q.Matches(m.Record) || m.Record.Expired(now) || m.Record.Vector == nil {
@@ -149,7 +149,7 @@ func checkResult(t *testing.T, what string, got []backend.Match, q backend.Query
 
 // sameAsReference checks that got is exactly the reference result: the
 // same record ids in the same order, with scores within 1e-9.
-func sameAsReference(t *testing.T, what string, got, want []backend.Match) {
+func sameAsReference(t *testing.T, what string, got, want []driver.Match) {
 	t.Helper()
 	onlyIDs := cmpopts.IgnoreFields(memory.Record{}, "Kind", "Identity", "Label", "Key", "Content", "Metadata", "Created", "Expires", "Tokens", "Version", "Vector")
 	if diff := cmp.Diff(want, got, onlyIDs, cmpopts.EquateApprox(0, 1e-9)); diff != "" {
@@ -158,7 +158,7 @@ func sameAsReference(t *testing.T, what string, got, want []backend.Match) {
 }
 
 // putBatches stores recs in batches of size.
-func putBatches(t testing.TB, d backend.Driver, recs []memory.Record, size int) {
+func putBatches(t testing.TB, d driver.Driver, recs []memory.Record, size int) {
 	t.Helper()
 	for len(recs) > 0 {
 		n := min(size, len(recs))
@@ -169,15 +169,15 @@ func putBatches(t testing.TB, d backend.Driver, recs []memory.Record, size int) 
 	}
 }
 
-func sessionQuery(tenant, user, session string) backend.Query {
-	return backend.Query{Filter: memory.Filter{
+func sessionQuery(tenant, user, session string) driver.Query {
+	return driver.Query{Filter: memory.Filter{
 		Match:    memory.FieldTenant | memory.FieldUser | memory.FieldSession,
 		Identity: memory.Identity{Tenant: tenant, User: user, Session: session},
 	}}
 }
 
-func userQuery(tenant, user string) backend.Query {
-	return backend.Query{Filter: memory.Filter{
+func userQuery(tenant, user string) driver.Query {
+	return driver.Query{Filter: memory.Filter{
 		Match:    memory.FieldTenant | memory.FieldUser,
 		Identity: memory.Identity{Tenant: tenant, User: user},
 	}}
@@ -272,7 +272,7 @@ func TestSearchLargeTable(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	recall := func(what string, q func(i int) backend.Query) {
+	recall := func(what string, q func(i int) driver.Query) {
 		const queries, k = 50, 10
 		hits := 0
 		var took time.Duration
@@ -306,8 +306,8 @@ func TestSearchLargeTable(t *testing.T) {
 			t.Errorf("%s: recall@%d is %.3f, want at least 0.95", what, k, r)
 		}
 	}
-	recall("tenant-wide", func(int) backend.Query { return tenantQuery("recall") })
-	recall("one user", func(i int) backend.Query { return userQuery("recall", fmt.Sprintf("u%d", i%users)) })
+	recall("tenant-wide", func(int) driver.Query { return tenantQuery("recall") })
+	recall("one user", func(i int) driver.Query { return userQuery("recall", fmt.Sprintf("u%d", i%users)) })
 
 	vec := unitVector(rnd, dims)
 	plan, err := d.ExplainSearch(ctx, tenantQuery("recall"), vec, 10)
@@ -383,7 +383,7 @@ func TestSearchIdenticalVectors(t *testing.T) {
 	ctx := context.Background()
 	for _, dr := range drivers {
 		for _, tenant := range tenants {
-			for _, q := range []backend.Query{
+			for _, q := range []driver.Query{
 				tenantQuery(tenant),
 				userQuery(tenant, "u1"),
 				sessionQuery(tenant, "u1", "s5"),
@@ -486,7 +486,7 @@ func TestSearchFiltersInsideSearch(t *testing.T) {
 			}
 			hits := 0
 			for _, m := range want {
-				if slices.ContainsFunc(got, func(g backend.Match) bool { return g.Record.ID == m.Record.ID }) {
+				if slices.ContainsFunc(got, func(g driver.Match) bool { return g.Record.ID == m.Record.ID }) {
 					hits++
 				}
 			}
@@ -613,7 +613,7 @@ func TestSearchBeyondIndexDims(t *testing.T) {
 	putBatches(t, d, recs, 100)
 	for i := range 5 {
 		vec := unitVector(rnd, memory.MaxVectorDims)
-		q := []backend.Query{tenantQuery("t"), sessionQuery("t", "", "s1")}[i%2]
+		q := []driver.Query{tenantQuery("t"), sessionQuery("t", "", "s1")}[i%2]
 		got, err := d.Search(context.Background(), q, vec, 10)
 		if err != nil {
 			t.Fatalf("Search: %v", err)
@@ -670,7 +670,7 @@ func exactFallback(t *testing.T, dsn string) {
 	}
 	putBatches(t, d, recs, 500)
 
-	queries := []backend.Query{
+	queries := []driver.Query{
 		tenantQuery("a"),
 		tenantQuery("b"),
 		userQuery("a", "u1"),

@@ -4,17 +4,17 @@ import (
 	"context"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Swap stores rec if the live record under its id has version expect (0:
-// none is live); see backend.Swapper. It runs one transaction that locks
+// none is live); see driver.Swapper. It runs one transaction that locks
 // the stored row (SELECT ... FOR UPDATE) before comparing versions, so
 // racing replicas are serialised on the row; two writers creating an
 // absent id race on the primary key instead, and the loser gets
 // memory.ErrConflict.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := d.enter(ctx, backend.CheckSwap(rec, expect)); err != nil {
+	if err := d.enter(ctx, driver.CheckSwap(rec, expect)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()
@@ -56,7 +56,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		return 0, fail(ctx, err, "postgres: write record")
 	}
 	if n != 1 {
-		return 0, backend.VersionConflict(rec.ID, expect, 1)
+		return 0, driver.VersionConflict(rec.ID, expect, 1)
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, fail(ctx, err, "postgres: commit")

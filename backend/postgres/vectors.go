@@ -8,7 +8,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -36,7 +36,7 @@ func vectorLiteral(v []float32) string {
 func (d *Driver) checkDims(ctx context.Context, tx *sqlx.Tx, recs []memory.Record) error {
 	dims := int(d.dims.Load())
 	if dims == 0 {
-		want, err := backend.BatchDims(recs, 0)
+		want, err := driver.BatchDims(recs, 0)
 		if err != nil {
 			return err
 		}
@@ -57,11 +57,11 @@ func (d *Driver) checkDims(ctx context.Context, tx *sqlx.Tx, recs []memory.Recor
 			d.dims.Store(int64(dims))
 		}
 		if dims != want {
-			return backend.DimensionMismatch(want, dims)
+			return driver.DimensionMismatch(want, dims)
 		}
 		return nil
 	}
-	_, err := backend.BatchDims(recs, dims)
+	_, err := driver.BatchDims(recs, dims)
 	return err
 }
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // bench1M is the file holding backendtest's 1,000,000-record data set,
@@ -53,7 +53,7 @@ var vectorFiles struct {
 }
 
 var vectorBench = backendtest.VectorBenchConfig{
-	Filled: func(b *testing.B, scopes, perScope int) backend.Driver {
+	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
 		vectorFiles.mu.Lock()
 		defer vectorFiles.mu.Unlock()
 		shape := [2]int{scopes, perScope}
@@ -80,7 +80,7 @@ var vectorBench = backendtest.VectorBenchConfig{
 		// The first search loads the vectors into memory; do it before
 		// timing.
 		start = time.Now()
-		q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
+		q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
 		if _, err := d.Search(context.Background(), q, backendtest.BenchVectorRecord(0, 0).Vector, 1); err != nil {
 			b.Fatal(err)
 		}
@@ -128,14 +128,14 @@ func millionFile(b *testing.B) string {
 }
 
 var benchConfig = backendtest.BenchConfig{
-	NewDriver: func(b *testing.B) backend.Driver {
+	NewDriver: func(b *testing.B) driver.Driver {
 		d, err := Open(filepath.Join(b.TempDir(), "bench.db"), Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return d
 	},
-	Million: func(b *testing.B) backend.Driver {
+	Million: func(b *testing.B) driver.Driver {
 		d, err := Open(millionFile(b), Options{})
 		if err != nil {
 			b.Fatal(err)

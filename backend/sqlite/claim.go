@@ -9,11 +9,11 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-var _ backend.Claimer = (*Driver)(nil)
+var _ driver.Claimer = (*Driver)(nil)
 
 // The work queue lives in the memory_work table; see internal/sqldriver
 // for its rows. Every call that changes the queue is one immediate
@@ -76,11 +76,11 @@ var (
 )
 
 // Enqueue adds items in one immediate transaction, all or nothing, and
-// reports how many were new; see backend.Claimer. An id already pending or
+// reports how many were new; see driver.Claimer. An id already pending or
 // claimed in its queue, or repeated within the batch, is left as it first
 // was.
-func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error) {
-	if err := d.enter(ctx, backend.CheckEnqueue(items)); err != nil {
+func (d *Driver) Enqueue(ctx context.Context, items []driver.Work) (int, error) {
+	if err := d.enter(ctx, driver.CheckEnqueue(items)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()
@@ -127,19 +127,19 @@ func (d *Driver) Enqueue(ctx context.Context, items []backend.Work) (int, error)
 }
 
 // Claim leases up to n claimable items of queue, oldest first, in one
-// immediate transaction committed before it returns; see backend.Claimer.
+// immediate transaction committed before it returns; see driver.Claimer.
 // The transaction picks the items off the memory_work_order index and
 // gives each its own token from crypto/rand with an UPDATE ... RETURNING.
 // Leases run from the moment the write lock is held, so waiting for
 // another writer shortens none. Claim first looks for a claimable item on
 // a read connection and, when there is none, returns without taking the
 // write lock, so idle workers polling a queue do not hold up writers.
-func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]backend.Lease, error) {
-	if err := d.enter(ctx, backend.CheckClaim(queue, n, lease)); err != nil {
+func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Duration) ([]driver.Lease, error) {
+	if err := d.enter(ctx, driver.CheckClaim(queue, n, lease)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
-	now, _, err := d.clock.LeaseEnd(lease)
+	now, _, err := driver.LeaseEnd(d.clock, lease)
 	if err != nil {
 		return nil, err
 	}
@@ -150,12 +150,12 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 	if !found {
 		return nil, nil
 	}
-	var out []backend.Lease
+	var out []driver.Lease
 	err = d.write(ctx, func(conn *sqlx.Conn) error {
 		bg := context.WithoutCancel(ctx)
 		// The clock is read again now that the write lock is held, so
 		// waiting for it shortens no lease.
-		now, until, err := d.clock.LeaseEnd(lease)
+		now, until, err := driver.LeaseEnd(d.clock, lease)
 		if err != nil {
 			return err
 		}
@@ -163,12 +163,12 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 		if err := conn.SelectContext(bg, &rowids, pickSQL, queue, now, n); err != nil {
 			return fail(ctx, err, "sqlite: pick work to claim")
 		}
-		out = make([]backend.Lease, 0, len(rowids))
+		out = make([]driver.Lease, 0, len(rowids))
 		for _, rowid := range rowids {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			l, err := sqldriver.ScanLease(conn.QueryRowxContext(bg, leaseSQL, backend.NewLeaseToken(), until, rowid))
+			l, err := sqldriver.ScanLease(conn.QueryRowxContext(bg, leaseSQL, driver.NewLeaseToken(), until, rowid))
 			if err != nil {
 				return fail(ctx, err, "sqlite: claim work")
 			}
@@ -186,15 +186,15 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 }
 
 // Renew extends a current claim in one immediate transaction; see
-// backend.Claimer.
-func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration) (backend.Lease, error) {
-	if err := d.enter(ctx, backend.CheckRenew(l, lease)); err != nil {
-		return backend.Lease{}, err
+// driver.Claimer.
+func (d *Driver) Renew(ctx context.Context, l driver.Lease, lease time.Duration) (driver.Lease, error) {
+	if err := d.enter(ctx, driver.CheckRenew(l, lease)); err != nil {
+		return driver.Lease{}, err
 	}
 	defer d.gate.Leave()
-	var out backend.Lease
+	var out driver.Lease
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
-		_, until, err := d.clock.LeaseEnd(lease)
+		_, until, err := driver.LeaseEnd(d.clock, lease)
 		if err != nil {
 			return err
 		}
@@ -202,27 +202,27 @@ func (d *Driver) Renew(ctx context.Context, l backend.Lease, lease time.Duration
 		return err
 	})
 	if err != nil {
-		return backend.Lease{}, err
+		return driver.Lease{}, err
 	}
 	return out, nil
 }
 
 // Complete removes the item of a current claim in one immediate
-// transaction; see backend.Claimer.
-func (d *Driver) Complete(ctx context.Context, l backend.Lease) error {
+// transaction; see driver.Claimer.
+func (d *Driver) Complete(ctx context.Context, l driver.Lease) error {
 	return d.settle(ctx, l, completeSQL, "sqlite: complete work")
 }
 
 // Release makes the item of a current claim claimable at once, in one
-// immediate transaction; see backend.Claimer.
-func (d *Driver) Release(ctx context.Context, l backend.Lease) error {
+// immediate transaction; see driver.Claimer.
+func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 	return d.settle(ctx, l, releaseSQL, "sqlite: release work")
 }
 
 // settle runs query, which changes the row of l's item if l is its current
 // claim, and fails with memory.ErrConflict when it changed none.
-func (d *Driver) settle(ctx context.Context, l backend.Lease, query, what string) error {
-	if err := d.enter(ctx, backend.CheckLease(l)); err != nil {
+func (d *Driver) settle(ctx context.Context, l driver.Lease, query, what string) error {
+	if err := d.enter(ctx, driver.CheckLease(l)); err != nil {
 		return err
 	}
 	defer d.gate.Leave()

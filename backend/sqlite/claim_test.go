@@ -15,8 +15,8 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 const claimCrashDBEnv = "AGENTMEM_SQLITE_CLAIM_CRASH_DB"
@@ -24,7 +24,7 @@ const claimCrashDBEnv = "AGENTMEM_SQLITE_CLAIM_CRASH_DB"
 // TestClaimCrashChild is the child process of TestClaimSIGKILL; run
 // directly, it skips.
 func TestClaimCrashChild(t *testing.T) {
-	backendtest.ClaimCrashChild(t, func() (backend.Driver, error) { return Open(os.Getenv(claimCrashDBEnv), Options{}) })
+	backendtest.ClaimCrashChild(t, func() (driver.Driver, error) { return Open(os.Getenv(claimCrashDBEnv), Options{}) })
 }
 
 // TestClaimSIGKILL kills processes holding claims on one file: their
@@ -33,17 +33,17 @@ func TestClaimCrashChild(t *testing.T) {
 func TestClaimSIGKILL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "claims.db")
 	backendtest.ClaimCrashTest(t, "TestClaimCrashChild", []string{claimCrashDBEnv + "=" + path},
-		func(clock backend.Clock) (backend.Driver, error) { return Open(path, Options{Clock: clock}) })
+		func(clock memory.Clock) (driver.Driver, error) { return Open(path, Options{Clock: clock}) })
 }
 
 // clockAt is a clock stopped at t.
-func clockAt(t time.Time) backend.Clock { return func() time.Time { return t } }
+func clockAt(t time.Time) memory.Clock { return func() time.Time { return t } }
 
 func enqueueN(t *testing.T, d *Driver, queue string, n int) {
 	t.Helper()
-	var items []backend.Work
+	var items []driver.Work
 	for i := range n {
-		items = append(items, backend.Work{Queue: queue, ID: fmt.Sprintf("w%03d", i), Identity: memory.Identity{Tenant: "t"},
+		items = append(items, driver.Work{Queue: queue, ID: fmt.Sprintf("w%03d", i), Identity: memory.Identity{Tenant: "t"},
 			Payload: "p", Created: time.Unix(1, int64(i))})
 	}
 	if got, err := d.Enqueue(context.Background(), items); err != nil || got != n {
@@ -86,7 +86,7 @@ func TestClaimHoldsNoLock(t *testing.T) {
 	})
 	conn.Close()
 	for i := range 20 {
-		if _, err := other.Enqueue(ctx, []backend.Work{{Queue: "q", ID: fmt.Sprintf("x%d", i), Created: time.Unix(2, 0)}}); err != nil {
+		if _, err := other.Enqueue(ctx, []driver.Work{{Queue: "q", ID: fmt.Sprintf("x%d", i), Created: time.Unix(2, 0)}}); err != nil {
 			t.Fatalf("another driver's write while claims are held: %v", err)
 		}
 		got, err := other.Claim(ctx, "q", 1, time.Minute)

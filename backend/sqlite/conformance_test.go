@@ -3,11 +3,12 @@
 package sqlite_test
 
 import (
+	"github.com/agentmem/memory"
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/sqlite"
 )
 
@@ -15,7 +16,7 @@ import (
 // database file per case. A replica is another driver opened on the same
 // file: its own writer, readers and checkpointer.
 func TestConformance(t *testing.T) {
-	files := &backendtest.Replicas{Open: func(t *testing.T, path string, clock backend.Clock) backend.Driver {
+	files := &backendtest.Replicas{Open: func(t *testing.T, path string, clock memory.Clock) driver.Driver {
 		d, err := sqlite.Open(path, sqlite.Options{Clock: clock})
 		if err != nil {
 			t.Fatalf("sqlite.Open: %v", err)
@@ -23,7 +24,7 @@ func TestConformance(t *testing.T) {
 		return d
 	}}
 	backendtest.Run(t, backendtest.Config{
-		NewDriver: func(t *testing.T, clock backend.Clock) backend.Driver {
+		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			return files.New(t, filepath.Join(t.TempDir(), "memory.db"), clock)
 		},
 		Sweeper:      true,

@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/backendtest"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 const crashDBEnv = "AGENTMEM_SQLITE_CRASH_DB"
 
 // TestCrashChild is the child process of TestSIGKILL; run directly, it skips.
 func TestCrashChild(t *testing.T) {
-	backendtest.CrashChild(t, func() (backend.Driver, error) { return Open(os.Getenv(crashDBEnv), Options{}) })
+	backendtest.CrashChild(t, func() (driver.Driver, error) { return Open(os.Getenv(crashDBEnv), Options{}) })
 }
 
 // TestSIGKILL kills a writer 20 times; the file reopens cleanly every time
@@ -23,5 +23,5 @@ func TestCrashChild(t *testing.T) {
 func TestSIGKILL(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "crash.db")
 	backendtest.CrashTest(t, "TestCrashChild", []string{crashDBEnv + "=" + path},
-		func() (backend.Driver, error) { return Open(path, Options{}) })
+		func() (driver.Driver, error) { return Open(path, Options{}) })
 }

@@ -15,21 +15,21 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
-// Driver is the cgo build's backend.Driver, Sweeper, Swapper,
+// Driver is the cgo build's driver.Driver, Sweeper, Swapper,
 // VectorSearcher and Claimer. Without cgo, Open and New never return one,
 // and every method of a zero Driver but Close fails with
 // memory.ErrUnimplemented.
 type Driver struct{}
 
 var (
-	_ backend.Driver         = (*Driver)(nil)
-	_ backend.Sweeper        = (*Driver)(nil)
-	_ backend.Swapper        = (*Driver)(nil)
-	_ backend.VectorSearcher = (*Driver)(nil)
-	_ backend.Claimer        = (*Driver)(nil)
+	_ driver.Driver         = (*Driver)(nil)
+	_ driver.Sweeper        = (*Driver)(nil)
+	_ driver.Swapper        = (*Driver)(nil)
+	_ driver.VectorSearcher = (*Driver)(nil)
+	_ driver.Claimer        = (*Driver)(nil)
 )
 
 // errNoCgo is what every call fails with in this build.
@@ -47,12 +47,12 @@ func New(db *sqlx.DB, opt Options) (*Driver, error) { return nil, errNoCgo() }
 func (d *Driver) Put(context.Context, []memory.Record) error { return errNoCgo() }
 
 // List fails with memory.ErrUnimplemented.
-func (d *Driver) List(context.Context, backend.Query) ([]memory.Record, error) {
+func (d *Driver) List(context.Context, driver.Query) ([]memory.Record, error) {
 	return nil, errNoCgo()
 }
 
 // Delete fails with memory.ErrUnimplemented.
-func (d *Driver) Delete(context.Context, backend.Query) (int64, error) { return 0, errNoCgo() }
+func (d *Driver) Delete(context.Context, driver.Query) (int64, error) { return 0, errNoCgo() }
 
 // Sweep fails with memory.ErrUnimplemented.
 func (d *Driver) Sweep(context.Context) (int64, error) { return 0, errNoCgo() }
@@ -61,28 +61,28 @@ func (d *Driver) Sweep(context.Context) (int64, error) { return 0, errNoCgo() }
 func (d *Driver) Swap(context.Context, memory.Record, int64) (int64, error) { return 0, errNoCgo() }
 
 // Search fails with memory.ErrUnimplemented.
-func (d *Driver) Search(context.Context, backend.Query, []float32, int) ([]backend.Match, error) {
+func (d *Driver) Search(context.Context, driver.Query, []float32, int) ([]driver.Match, error) {
 	return nil, errNoCgo()
 }
 
 // Enqueue fails with memory.ErrUnimplemented.
-func (d *Driver) Enqueue(context.Context, []backend.Work) (int, error) { return 0, errNoCgo() }
+func (d *Driver) Enqueue(context.Context, []driver.Work) (int, error) { return 0, errNoCgo() }
 
 // Claim fails with memory.ErrUnimplemented.
-func (d *Driver) Claim(context.Context, string, int, time.Duration) ([]backend.Lease, error) {
+func (d *Driver) Claim(context.Context, string, int, time.Duration) ([]driver.Lease, error) {
 	return nil, errNoCgo()
 }
 
 // Renew fails with memory.ErrUnimplemented.
-func (d *Driver) Renew(context.Context, backend.Lease, time.Duration) (backend.Lease, error) {
-	return backend.Lease{}, errNoCgo()
+func (d *Driver) Renew(context.Context, driver.Lease, time.Duration) (driver.Lease, error) {
+	return driver.Lease{}, errNoCgo()
 }
 
 // Complete fails with memory.ErrUnimplemented.
-func (d *Driver) Complete(context.Context, backend.Lease) error { return errNoCgo() }
+func (d *Driver) Complete(context.Context, driver.Lease) error { return errNoCgo() }
 
 // Release fails with memory.ErrUnimplemented.
-func (d *Driver) Release(context.Context, backend.Lease) error { return errNoCgo() }
+func (d *Driver) Release(context.Context, driver.Lease) error { return errNoCgo() }
 
 // Close does nothing: there is nothing to release.
 func (d *Driver) Close() error { return nil }

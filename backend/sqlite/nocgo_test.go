@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/sqlite"
 )
 
@@ -27,7 +27,7 @@ func TestWithoutCgo(t *testing.T) {
 	if err := d.Put(ctx, nil); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("Put = %v, want memory.ErrUnimplemented", err)
 	}
-	if _, err := d.List(ctx, backend.Query{}); !errors.Is(err, memory.ErrUnimplemented) {
+	if _, err := d.List(ctx, driver.Query{}); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("List = %v, want memory.ErrUnimplemented", err)
 	}
 	if err := d.Close(); err != nil {

@@ -1,10 +1,9 @@
 package sqlite
 
 import (
+	"github.com/agentmem/memory"
 	"log/slog"
 	"time"
-
-	"github.com/agentmem/memory/backend"
 )
 
 // The names, defaults and options below are the same with cgo and without
@@ -38,7 +37,7 @@ type Options struct {
 	// Clock decides expiry: List never returns a record whose Expires is
 	// at or before Clock's reading, and Sweep deletes those records. Nil
 	// means time.Now.
-	Clock backend.Clock
+	Clock memory.Clock
 	// Logger receives debug records of opening and schema migrations, and
 	// warnings about failed background checkpoints and connections
 	// discarded after a failed rollback. Nil discards them.

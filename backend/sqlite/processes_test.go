@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/proctest"
 )
 
@@ -74,7 +74,7 @@ func TestTwoProcessesOneFile(t *testing.T) {
 	const batches = perWriter / 10
 	for w := range 2 {
 		id := memory.Identity{Tenant: "t", Session: fmt.Sprintf("writer-%d", w)}
-		recs, err := d.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id}})
+		recs, err := d.List(context.Background(), driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: id}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -21,7 +21,7 @@ import (
 // also replaces a stored record with the same tenant and id when both
 // carry the same identity. When the identities differ the WHERE clause
 // leaves the stored row alone and no row changes, so the statement changes
-// fewer than n rows, which Put reports as backend.HeldByAnother. (A record repeated within
+// fewer than n rows, which Put reports as driver.HeldByAnother. (A record repeated within
 // one statement updates the row its first occurrence inserted, under the
 // same rule.)
 //
@@ -116,12 +116,12 @@ func putArgs(r memory.Record) ([]any, error) {
 func scanRecord(rows *sql.Rows) (memory.Record, error) { return sq.ScanRecord(rows) }
 
 // Put stores recs in one immediate transaction, all or nothing; see
-// backend.Driver. A record whose id its tenant holds with another identity
+// driver.Driver. A record whose id its tenant holds with another identity
 // fails the whole batch with memory.ErrPermissionDenied. Times must lie between the years
 // 1678 and 2262 (unix nanoseconds in an int64), or Put fails with
 // memory.ErrInvalidArgument.
 func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
-	if err := d.enter(ctx, backend.CheckPut(recs)); err != nil {
+	if err := d.enter(ctx, driver.CheckPut(recs)); err != nil {
 		return err
 	}
 	defer d.gate.Leave()
@@ -265,7 +265,7 @@ func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error
 		err := conn.GetContext(ctx, &o, `SELECT id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id
 			FROM memory_records WHERE tenant_id = ? AND id = ?`, r.Identity.Tenant, r.ID)
 		if err == nil && o.identity() != r.Identity {
-			return backend.HeldByAnother(r.ID)
+			return driver.HeldByAnother(r.ID)
 		}
 	}
 	return memory.Errorf(memory.ErrPermissionDenied, "a record of the batch is held by another identity of its tenant")
@@ -273,11 +273,11 @@ func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error
 
 // List returns the unexpired records matching q, newest first (Created
 // descending, then ID descending), at most q.Limit of them when it is set;
-// see backend.Driver. The read runs on one index: the one of the most
+// see driver.Driver. The read runs on one index: the one of the most
 // selective identity field q's filter sets (session, user, squad, agent, in
 // that order), or the primary key when q names ids.
-func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, error) {
-	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
+func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
+	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
@@ -291,9 +291,9 @@ func (d *Driver) List(ctx context.Context, q backend.Query) ([]memory.Record, er
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
-// backend.Driver.
-func (d *Driver) Delete(ctx context.Context, q backend.Query) (int64, error) {
-	if err := d.enter(ctx, backend.CheckQuery(q)); err != nil {
+// driver.Driver.
+func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
+	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()
@@ -380,4 +380,4 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 // where writes q's condition to b and returns its parameters; see
 // sqldriver.SQL.Where and Dialect.PinIndex for how it pins the index a
 // read uses.
-func where(b *strings.Builder, q backend.Query) []any { return sq.Where(b, nil, q) }
+func where(b *strings.Builder, q driver.Query) []any { return sq.Where(b, nil, q) }

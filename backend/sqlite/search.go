@@ -8,15 +8,15 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
-var _ backend.VectorSearcher = (*Driver)(nil)
+var _ driver.VectorSearcher = (*Driver)(nil)
 
 // Search returns the k live records matching q nearest to vec by cosine
-// similarity; see backend.VectorSearcher. The search is exact, over an
+// similarity; see driver.VectorSearcher. The search is exact, over an
 // in-memory copy of the store's vectors (vectorCache): the first search
 // loads it, about a second per million vectors of 384 dimensions, and a
 // search after another process changed vectors loads it again. The
@@ -24,8 +24,8 @@ var _ backend.VectorSearcher = (*Driver)(nil)
 // ids and expiry applied to each candidate inside the search; the k
 // winners are then read from the file. A winner deleted by another
 // process in between is left out.
-func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k int) ([]backend.Match, error) {
-	if err := d.enter(ctx, backend.CheckSearch(q, vec, k)); err != nil {
+func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	if err := d.enter(ctx, driver.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
 	defer d.gate.Leave()
@@ -45,7 +45,7 @@ func (d *Driver) Search(ctx context.Context, q backend.Query, vec []float32, k i
 		d.dims.Store(int64(dims))
 	}
 	if len(vec) != dims {
-		return nil, backend.DimensionMismatch(len(vec), dims)
+		return nil, driver.DimensionMismatch(len(vec), dims)
 	}
 
 	c := &d.vc
@@ -103,7 +103,7 @@ func (d *Driver) currentCache(ctx context.Context) error {
 // search scores the cached vectors of the writers q's filter matches and
 // returns the k best hits, with the ids they stand for. The caller holds
 // c.mu shared.
-func (c *vectorCache) search(q backend.Query, vec []float32, k int, now int64) ([]vecindex.Hit, []string, error) {
+func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([]vecindex.Hit, []string, error) {
 	var sets []*vecindex.Set
 	for _, g := range c.groups {
 		if q.Filter.Matches(g.id) {
@@ -154,7 +154,7 @@ func (c *vectorCache) search(q backend.Query, vec []float32, k int, now int64) (
 
 // fetchMatches reads the records tenant holds under ids and pairs them
 // with their hits' scores, in hit order.
-func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecindex.Hit, ids []string) ([]backend.Match, error) {
+func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecindex.Hit, ids []string) ([]driver.Match, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
@@ -172,10 +172,10 @@ func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecinde
 	for _, r := range recs {
 		byID[r.ID] = r
 	}
-	out := make([]backend.Match, 0, len(hits))
+	out := make([]driver.Match, 0, len(hits))
 	for i, h := range hits {
 		if r, ok := byID[ids[i]]; ok {
-			out = append(out, backend.Match{Record: r, Score: float64(h.Score)})
+			out = append(out, driver.Match{Record: r, Score: float64(h.Score)})
 		}
 	}
 	return out, nil

@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // vecRec is a fact of id with a vector pointing mostly along axis.
@@ -23,7 +23,7 @@ func vecRec(id memory.Identity, rid string, axis int) memory.Record {
 	return memory.Record{ID: rid, Kind: memory.KindFact, Identity: id, Content: rid, Created: t0, Vector: v}
 }
 
-func searchIDs(t *testing.T, d *Driver, q backend.Query, vec []float32, k int) []string {
+func searchIDs(t *testing.T, d *Driver, q driver.Query, vec []float32, k int) []string {
 	t.Helper()
 	ms, err := d.Search(context.Background(), q, vec, k)
 	if err != nil {

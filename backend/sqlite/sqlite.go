@@ -3,10 +3,10 @@
 // Package sqlite is the embedded default storage driver: every record lives
 // in one SQLite file, read and written through github.com/mattn/go-sqlite3
 // and github.com/jmoiron/sqlx. It needs no service and no set-up beyond a
-// path. It implements backend.Driver, backend.Sweeper, backend.Swapper
-// (compare-and-swap on record versions), backend.VectorSearcher (exact
+// path. It implements driver.Driver, driver.Sweeper, driver.Swapper
+// (compare-and-swap on record versions), driver.VectorSearcher (exact
 // k-nearest search over an in-memory copy of the vectors; see Search) and
-// backend.Claimer (a work queue with leases, shared safely by every
+// driver.Claimer (a work queue with leases, shared safely by every
 // process that opens the file).
 //
 // # Concurrency
@@ -69,8 +69,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqlconn "database/sql/driver"
 	"errors"
+	"github.com/agentmem/memory/backend/driver"
 	"log/slog"
 	"net/url"
 	"runtime"
@@ -82,7 +83,6 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -103,7 +103,7 @@ const (
 	stmtCacheSize      = 64       // prepared statements kept per connection: Put uses 16, Enqueue 7
 )
 
-// Driver is a backend.Driver, Sweeper, Swapper, VectorSearcher and Claimer
+// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher and Claimer
 // over one SQLite database.
 // It is safe for concurrent use.
 type Driver struct {
@@ -111,7 +111,7 @@ type Driver struct {
 	own   bool          // Close closes w and r
 	ck    *checkpointer // background checkpoints; nil unless Open opened a file
 	wsem  chan struct{}
-	clock backend.Clock
+	clock memory.Clock
 	log   *slog.Logger
 
 	gate sqldriver.Gate
@@ -120,9 +120,9 @@ type Driver struct {
 }
 
 var (
-	_ backend.Driver  = (*Driver)(nil)
-	_ backend.Sweeper = (*Driver)(nil)
-	_ backend.Swapper = (*Driver)(nil)
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Sweeper = (*Driver)(nil)
+	_ driver.Swapper = (*Driver)(nil)
 )
 
 // Open opens (creating it if needed) the database file at path and returns
@@ -216,10 +216,10 @@ type connector struct {
 }
 
 // Connect opens a connection to the connector's DSN.
-func (c connector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c connector) Connect(context.Context) (sqlconn.Conn, error) { return c.drv.Open(c.dsn) }
 
 // Driver returns the go-sqlite3 driver the connector opens with.
-func (c connector) Driver() driver.Driver { return c.drv }
+func (c connector) Driver() sqlconn.Driver { return c.drv }
 
 // New returns a driver over an injected handle, which it uses for reads
 // and writes alike and does not close. The schema is created or migrated
@@ -291,7 +291,7 @@ func cloneValues(v url.Values) url.Values {
 	return out
 }
 
-// enter admits a call whose arguments the backend.Check function of its
+// enter admits a call whose arguments the driver.Check function of its
 // method judged (invalid); see sqldriver.Gate.Enter. The caller must call
 // d.gate.Leave when enter returns nil.
 func (d *Driver) enter(ctx context.Context, invalid error) error {
@@ -379,7 +379,7 @@ func (d *Driver) ensureNoTx(conn *sqlx.Conn) {
 	_ = conn.Raw(func(dc any) error {
 		if c, ok := dc.(*sqlite3.SQLiteConn); ok && !c.AutoCommit() {
 			d.log.Warn("sqlite: discarding a connection left inside a transaction")
-			return driver.ErrBadConn
+			return sqlconn.ErrBadConn
 		}
 		return nil
 	})

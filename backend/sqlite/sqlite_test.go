@@ -5,9 +5,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	sqlconn "database/sql/driver"
 	"errors"
 	"fmt"
+	"github.com/agentmem/memory/backend/driver"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -23,7 +24,6 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
 )
 
 var (
@@ -43,13 +43,13 @@ func openTemp(t *testing.T, opt Options) (*Driver, string) {
 }
 
 // at returns a query for the filter a level derives for id.
-func at(t *testing.T, id memory.Identity, l memory.Level) backend.Query {
+func at(t *testing.T, id memory.Identity, l memory.Level) driver.Query {
 	t.Helper()
 	f, err := memory.Posture{AllowStore: true}.Filter(id, l)
 	if err != nil {
 		t.Fatalf("Filter(%s): %v", l, err)
 	}
-	return backend.Query{Filter: f}
+	return driver.Query{Filter: f}
 }
 
 func mustPut(t *testing.T, d *Driver, recs ...memory.Record) {
@@ -59,7 +59,7 @@ func mustPut(t *testing.T, d *Driver, recs ...memory.Record) {
 	}
 }
 
-func mustList(t *testing.T, d *Driver, q backend.Query) []memory.Record {
+func mustList(t *testing.T, d *Driver, q driver.Query) []memory.Record {
 	t.Helper()
 	recs, err := d.List(context.Background(), q)
 	if err != nil {
@@ -97,7 +97,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	mustPut(t, d, recs...)
 	for _, want := range recs {
-		got := mustList(t, d, backend.Query{Filter: memory.Filter{Match: memory.AllFields, Identity: want.Identity}, IDs: []string{want.ID}})
+		got := mustList(t, d, driver.Query{Filter: memory.Filter{Match: memory.AllFields, Identity: want.Identity}, IDs: []string{want.ID}})
 		if len(got) != 1 {
 			t.Fatalf("record %s: got %d records", want.ID, len(got))
 		}
@@ -304,7 +304,7 @@ func TestNewRejectsBadHandles(t *testing.T) {
 
 type fakeDriver struct{}
 
-func (fakeDriver) Open(string) (driver.Conn, error) { return nil, errors.New("fake driver") }
+func (fakeDriver) Open(string) (sqlconn.Conn, error) { return nil, errors.New("fake driver") }
 
 func TestOpenMemoryPath(t *testing.T) {
 	d, err := Open(MemoryPath, Options{})
@@ -524,7 +524,7 @@ func TestTwoDriversOneFile(t *testing.T) {
 	}
 }
 
-func mustDelete(t *testing.T, d *Driver, q backend.Query, want int64) {
+func mustDelete(t *testing.T, d *Driver, q driver.Query, want int64) {
 	t.Helper()
 	n, err := d.Delete(context.Background(), q)
 	if err != nil || n != want {
@@ -555,7 +555,7 @@ func TestFilterExact(t *testing.T) {
 		memory.NewTurn(anon, memory.RoleUser, "anon", t0),
 		memory.NewTurn(other, memory.RoleUser, "other tenant", t0),
 	)
-	check := func(q backend.Query, want ...string) {
+	check := func(q driver.Query, want ...string) {
 		t.Helper()
 		var got []string
 		for _, r := range mustList(t, d, q) {
@@ -569,7 +569,7 @@ func TestFilterExact(t *testing.T) {
 	check(at(t, alicia, memory.LevelUser), "alicia")
 	check(at(t, alice, memory.LevelSession), "alice")
 	check(at(t, anon, memory.LevelSession), "anon", "alice", "alicia")
-	check(backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: anon}}, "anon")
+	check(driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: anon}}, "anon")
 	check(at(t, other, memory.LevelStore), "other tenant")
 	check(at(t, memory.Identity{Tenant: "acme"}, memory.LevelStore), "alice", "alicia", "anon")
 }
@@ -604,7 +604,7 @@ func TestOrderLimitNarrowing(t *testing.T) {
 	mustPut(t, d, recs...)
 	got := mustList(t, d, at(t, alice, memory.LevelSession))
 	for i := 1; i < len(got); i++ {
-		if !backend.Newer(got[i-1], got[i]) {
+		if !driver.Newer(got[i-1], got[i]) {
 			t.Fatalf("records %d and %d out of order: %s/%s then %s/%s", i-1, i, got[i-1].Created, got[i-1].ID, got[i].Created, got[i].ID)
 		}
 	}
@@ -823,10 +823,10 @@ func TestBadInputClassified(t *testing.T) {
 	if err := d.Put(ctx, make([]memory.Record, memory.MaxBatch+1)); !errors.Is(err, memory.ErrTooLarge) {
 		t.Errorf("Put over MaxBatch = %v", err)
 	}
-	if _, err := d.List(ctx, backend.Query{Filter: memory.Filter{Match: memory.FieldSession, Identity: alice}}); !errors.Is(err, memory.ErrIncompleteScope) {
+	if _, err := d.List(ctx, driver.Query{Filter: memory.Filter{Match: memory.FieldSession, Identity: alice}}); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Errorf("unscoped List = %v", err)
 	}
-	if _, err := d.Delete(ctx, backend.Query{}); !errors.Is(err, memory.ErrIncompleteScope) {
+	if _, err := d.Delete(ctx, driver.Query{}); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Errorf("unscoped Delete = %v", err)
 	}
 	q := at(t, alice, memory.LevelSession)
@@ -1017,7 +1017,7 @@ func TestQueryPlans(t *testing.T) {
 	}
 }
 
-func explain(t *testing.T, d *Driver, q backend.Query) string {
+func explain(t *testing.T, d *Driver, q driver.Query) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("EXPLAIN QUERY PLAN SELECT id FROM memory_records WHERE ")

@@ -8,15 +8,15 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Swap stores rec if the live record under its id has version expect (0:
-// none is live); see backend.Swapper. The version is read and the record
+// none is live); see driver.Swapper. The version is read and the record
 // written in one immediate transaction, so writers in other processes
 // sharing the file are serialised with it.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := d.enter(ctx, backend.CheckSwap(rec, expect)); err != nil {
+	if err := d.enter(ctx, driver.CheckSwap(rec, expect)); err != nil {
 		return 0, err
 	}
 	defer d.gate.Leave()

@@ -12,7 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -46,7 +46,7 @@ func decodeVector(b []byte) ([]float32, error) {
 // the batch holds the store's first vectors. Once known, the dimension is
 // cached: it never changes.
 func (d *Driver) checkDims(ctx context.Context, conn *sqlx.Conn, recs []memory.Record) error {
-	if _, err := backend.BatchDims(recs, 0); err != nil {
+	if _, err := driver.BatchDims(recs, 0); err != nil {
 		return err
 	}
 	dims := int(d.dims.Load())
@@ -56,7 +56,7 @@ func (d *Driver) checkDims(ctx context.Context, conn *sqlx.Conn, recs []memory.R
 			return classify(err, "sqlite: read the vector dimension")
 		}
 	}
-	after, err := backend.BatchDims(recs, dims)
+	after, err := driver.BatchDims(recs, dims)
 	if err != nil {
 		return err
 	}

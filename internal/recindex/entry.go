@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Entry is one stored record in compact form, with the driver's Extra. Its
@@ -75,7 +75,7 @@ func (e *Entry[E, W]) Expired(now int64) bool { return e.HasExpires && now >= e.
 
 // MatchesRest reports whether e passes q's kinds, key and ids; the
 // identity filter is the caller's to decide, once per writer.
-func (e *Entry[E, W]) MatchesRest(q *backend.Query) bool {
+func (e *Entry[E, W]) MatchesRest(q *driver.Query) bool {
 	if q.Key != "" && e.Key != q.Key {
 		return false
 	}

@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Index holds the live entries of a store by tenant and id and in posting
@@ -143,7 +143,7 @@ func (p *postings[E, W]) insert(e *Entry[E, W]) {
 // returns the version each is stored at: one more than that of the record
 // it replaces, earlier in the batch or in the index, or 1. A record that
 // a later one of the batch replaces gets 0: the caller need not store it.
-// It fails with backend.HeldByAnother when a record's tenant holds its id
+// It fails with driver.HeldByAnother when a record's tenant holds its id
 // under another writer, in the index or earlier in the batch.
 //
 // Versions uses scratch space of the index: the caller holds its lock
@@ -168,7 +168,7 @@ func (x *Index[E, W]) Versions(recs []memory.Record) ([]int64, error) {
 			owner, version = e.writer.Identity, e.Version+1
 		}
 		if owner != r.Identity {
-			return nil, backend.HeldByAnother(r.ID)
+			return nil, driver.HeldByAnother(r.ID)
 		}
 		versions[i] = version
 		if batch {
@@ -182,13 +182,13 @@ func (x *Index[E, W]) Versions(recs []memory.Record) ([]int64, error) {
 // the live record its tenant holds under its id must have version expect,
 // 0 meaning none (an expired record counts as none). It returns the
 // version rec is stored at, one more than that of any record it replaces,
-// live or expired. It fails with backend.HeldByAnother when another writer
-// holds the id, and with backend.VersionConflict when the version differs.
+// live or expired. It fails with driver.HeldByAnother when another writer
+// holds the id, and with driver.VersionConflict when the version differs.
 func (x *Index[E, W]) SwapVersion(rec memory.Record, expect, now int64) (int64, error) {
 	var stored, current int64
 	if old := x.ids.get(rec.Identity.Tenant, rec.ID); old != nil {
 		if old.writer.Identity != rec.Identity {
-			return 0, backend.HeldByAnother(rec.ID)
+			return 0, driver.HeldByAnother(rec.ID)
 		}
 		stored = old.Version
 		if !old.Expired(now) {
@@ -196,14 +196,14 @@ func (x *Index[E, W]) SwapVersion(rec memory.Record, expect, now int64) (int64, 
 		}
 	}
 	if current != expect {
-		return 0, backend.VersionConflict(rec.ID, expect, current)
+		return 0, driver.VersionConflict(rec.ID, expect, current)
 	}
 	return stored + 1, nil
 }
 
 // List returns the records q matches that have not expired at now, in
 // List order, at most q.Limit of them when it is set.
-func (x *Index[E, W]) List(q backend.Query, now int64) []memory.Record {
+func (x *Index[E, W]) List(q driver.Query, now int64) []memory.Record {
 	list := x.candidates(&q)
 	var out []memory.Record
 	if q.Limit > 0 {
@@ -225,7 +225,7 @@ func (x *Index[E, W]) List(q backend.Query, now int64) []memory.Record {
 
 // Matching returns the live entries q matches, expired or not, oldest
 // first: what a Delete of q removes.
-func (x *Index[E, W]) Matching(q backend.Query) []*Entry[E, W] {
+func (x *Index[E, W]) Matching(q driver.Query) []*Entry[E, W] {
 	var out []*Entry[E, W]
 	list := x.candidates(&q)
 	m := matcher[E, W]{filter: q.Filter, rest: &q}
@@ -253,7 +253,7 @@ func (x *Index[E, W]) Expired(now int64) []*Entry[E, W] {
 // Writers yields the writers q's filter matches, found through the
 // smallest writer list among the fields the filter names. Kinds, key and
 // ids are the caller's to apply, per entry.
-func (x *Index[E, W]) Writers(q backend.Query) iter.Seq[*Writer[E, W]] {
+func (x *Index[E, W]) Writers(q driver.Query) iter.Seq[*Writer[E, W]] {
 	return func(yield func(*Writer[E, W]) bool) {
 		p := x.smallest(q.Filter, func(p *postings[E, W]) int { return len(p.writers) })
 		if p == nil {
@@ -275,7 +275,7 @@ func (x *Index[E, W]) Writers(q backend.Query) iter.Seq[*Writer[E, W]] {
 //
 // When q names ids, the candidates are exactly those records, so it clears
 // q.IDs for the caller's per-entry match.
-func (x *Index[E, W]) candidates(q *backend.Query) []*Entry[E, W] {
+func (x *Index[E, W]) candidates(q *driver.Query) []*Entry[E, W] {
 	if len(q.IDs) > 0 {
 		list := x.byIDs(q.Filter.Identity.Tenant, q.IDs)
 		q.IDs = nil
@@ -330,7 +330,7 @@ func (x *Index[E, W]) byIDs(tenant string, ids []string) []*Entry[E, W] {
 // per writer: consecutive entries of a posting list mostly share one.
 type matcher[E, W any] struct {
 	filter memory.Filter
-	rest   *backend.Query // kinds, key and ids, checked per entry
+	rest   *driver.Query // kinds, key and ids, checked per entry
 	last   *Writer[E, W]
 	ok     bool
 }

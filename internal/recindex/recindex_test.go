@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 var (
@@ -44,8 +44,8 @@ func ids(recs []memory.Record) []string {
 	return out
 }
 
-func at(match memory.Field, who memory.Identity) backend.Query {
-	return backend.Query{Filter: memory.Filter{Match: match, Identity: who.Only(match)}}
+func at(match memory.Field, who memory.Identity) driver.Query {
+	return driver.Query{Filter: memory.Filter{Match: match, Identity: who.Only(match)}}
 }
 
 // TestListOrder checks that List returns newest first (ties by id) however
@@ -186,7 +186,7 @@ func TestWriters(t *testing.T) {
 	}
 	x.Get("acme", "a").Writer().Extra = 7
 	for _, c := range []struct {
-		q    backend.Query
+		q    driver.Query
 		want []memory.Identity
 	}{
 		{at(memory.FieldTenant, alice), []memory.Identity{alice, bob}},

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Dialect is how one engine spells the statements the drivers share.
@@ -178,7 +178,7 @@ var scopeColumns = [...]struct {
 // its parameters appended. Only fixed column names go into the text;
 // every value is a parameter. How the condition leads the planner to an
 // index is the dialect's; see Dialect.PinIndex.
-func (s *SQL) Where(b *strings.Builder, args []any, q backend.Query) []any {
+func (s *SQL) Where(b *strings.Builder, args []any, q driver.Query) []any {
 	f := q.Filter
 	var pinned memory.Field // none, unless PinIndex finds one
 	if s.d.PinIndex && len(q.IDs) == 0 {
@@ -247,7 +247,7 @@ func (s *SQL) Where(b *strings.Builder, args []any, q backend.Query) []any {
 // on db, newest first (created descending, then id descending), at most
 // q.Limit of them when it is set. columns are the driver's select list,
 // which ScanRecord reads.
-func (s *SQL) List(ctx context.Context, db Queryer, columns string, q backend.Query, now int64) ([]memory.Record, error) {
+func (s *SQL) List(ctx context.Context, db Queryer, columns string, q driver.Query, now int64) ([]memory.Record, error) {
 	query, args := s.listSQL(columns, q, now)
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -258,7 +258,7 @@ func (s *SQL) List(ctx context.Context, db Queryer, columns string, q backend.Qu
 }
 
 // listSQL returns List's statement and its parameters.
-func (s *SQL) listSQL(columns string, q backend.Query, now int64) (string, []any) {
+func (s *SQL) listSQL(columns string, q driver.Query, now int64) (string, []any) {
 	var b strings.Builder
 	b.Grow(len(columns) + 256)
 	b.WriteString("SELECT ")
@@ -277,7 +277,7 @@ func (s *SQL) listSQL(columns string, q backend.Query, now int64) (string, []any
 
 // DeleteSQL returns the statement that deletes every record matching q,
 // expired or not, ignoring q.Limit, and its parameters.
-func (s *SQL) DeleteSQL(q backend.Query) (string, []any) {
+func (s *SQL) DeleteSQL(q driver.Query) (string, []any) {
 	var b strings.Builder
 	b.WriteString("DELETE FROM memory_records WHERE ")
 	args := s.Where(&b, nil, q)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // strArray stands in for an engine's array parameter type.
@@ -31,20 +31,20 @@ func TestWhere(t *testing.T) {
 	all := memory.FieldTenant | memory.FieldUser | memory.FieldAgent | memory.FieldInstance | memory.FieldSquad | memory.FieldSession
 	cases := []struct {
 		name         string
-		q            backend.Query
+		q            driver.Query
 		lite, pg     string
 		liteN, pgArg int // parameter counts
 	}{
 		{
 			name:  "session and agent",
-			q:     backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldAgent | memory.FieldSession, Identity: alice}},
+			q:     driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldAgent | memory.FieldSession, Identity: alice}},
 			lite:  "tenant_id = ? AND +agent_id = ? AND session_id = ? AND session_id <> ''",
 			pg:    "tenant_id = $1 AND agent_id = $2 AND agent_id <> '' AND session_id = $3 AND session_id <> ''",
 			liteN: 3, pgArg: 3,
 		},
 		{
 			name: "every field, kinds, key",
-			q: backend.Query{Filter: memory.Filter{Match: all, Identity: alice},
+			q: driver.Query{Filter: memory.Filter{Match: all, Identity: alice},
 				Kinds: []memory.Kind{memory.KindTurn, memory.KindFact}, Key: "k"},
 			lite: "tenant_id = ? AND +user_id = ? AND +agent_id = ? AND +instance_id = ? AND +squad_id = ? AND session_id = ? AND session_id <> ''" +
 				" AND kind IN (?, ?) AND rkey = ?",
@@ -54,21 +54,21 @@ func TestWhere(t *testing.T) {
 		},
 		{
 			name:  "an empty field matches plainly",
-			q:     backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: memory.Identity{Tenant: "t", User: "u"}}},
+			q:     driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: memory.Identity{Tenant: "t", User: "u"}}},
 			lite:  "tenant_id = ? AND user_id = ? AND user_id <> '' AND +session_id = ?",
 			pg:    "tenant_id = $1 AND user_id = $2 AND user_id <> '' AND session_id = $3",
 			liteN: 3, pgArg: 3,
 		},
 		{
 			name:  "ids read the primary key",
-			q:     backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: alice}, IDs: []string{"x", "y"}},
+			q:     driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: alice}, IDs: []string{"x", "y"}},
 			lite:  "tenant_id = ? AND +session_id = ? AND id IN (?, ?)",
 			pg:    "tenant_id = $1 AND session_id = $2 AND session_id <> '' AND id = ANY($3::text[])",
 			liteN: 4, pgArg: 3,
 		},
 		{
 			name: "no condition stays valid SQL",
-			q:    backend.Query{},
+			q:    driver.Query{},
 			lite: "TRUE", pg: "TRUE",
 		},
 	}
@@ -93,7 +93,7 @@ func TestWhereContinuesNumbering(t *testing.T) {
 	var b strings.Builder
 	args := postgresLike.param(&b, nil, "first")
 	b.WriteString(" AND ")
-	args = postgresLike.Where(&b, args, backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"x"}})
+	args = postgresLike.Where(&b, args, driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}, IDs: []string{"x"}})
 	if want := "$1 AND tenant_id = $2 AND id = ANY($3::text[])"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
 	}
@@ -105,7 +105,7 @@ func TestWhereContinuesNumbering(t *testing.T) {
 // TestListSQL checks the whole List statement: SQLite keeps expires out
 // of the index choice, and the limit is the last parameter.
 func TestListSQL(t *testing.T) {
-	q := backend.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: memory.Identity{Tenant: "t", User: "u"}}, Limit: 5}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: memory.Identity{Tenant: "t", User: "u"}}, Limit: 5}
 	for _, c := range []struct {
 		s    *SQL
 		want string

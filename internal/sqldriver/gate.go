@@ -18,7 +18,7 @@ type Gate struct {
 
 // Enter admits a call, which must call Leave once Enter returns nil. It
 // refuses the call, in this order, with ctx.Err() when ctx is done, with
-// invalid when that is not nil (the call's arguments, as a backend.Check
+// invalid when that is not nil (the call's arguments, as a driver.Check
 // function judged them), and after Close with memory.ErrClosed, naming
 // the driver name.
 func (g *Gate) Enter(ctx context.Context, name string, invalid error) error {

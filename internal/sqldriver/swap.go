@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // storedSwapSQL reads what a compare-and-swap compares; New appends the
@@ -19,8 +19,8 @@ const storedSwapSQL = `SELECT tenant_id, user_id, agent_id, instance_id, squad_i
 // against expect, the version the caller read (0: none live) at time now
 // (unix nanoseconds; an expired record is not live). It returns the
 // stored version, 0 when there is no row; a row whose identity is not
-// rec's fails with backend.HeldByAnother, a version other than expect
-// with backend.VersionConflict.
+// rec's fails with driver.HeldByAnother, a version other than expect
+// with driver.VersionConflict.
 func (s *SQL) CheckSwap(ctx context.Context, q Queryer, rec memory.Record, expect, now int64) (int64, error) {
 	var (
 		w       memory.Identity
@@ -31,7 +31,7 @@ func (s *SQL) CheckSwap(ctx context.Context, q Queryer, rec memory.Record, expec
 		Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &version, &expires)
 	if errors.Is(err, sql.ErrNoRows) {
 		if expect != 0 {
-			return 0, backend.VersionConflict(rec.ID, expect, 0)
+			return 0, driver.VersionConflict(rec.ID, expect, 0)
 		}
 		return 0, nil
 	}
@@ -39,14 +39,14 @@ func (s *SQL) CheckSwap(ctx context.Context, q Queryer, rec memory.Record, expec
 		return 0, Fail(ctx, s.d.Kind, err, s.d.Name+": read the stored version")
 	}
 	if w != rec.Identity {
-		return 0, backend.HeldByAnother(rec.ID)
+		return 0, driver.HeldByAnother(rec.ID)
 	}
 	current := version
 	if expires.Valid && expires.Int64 <= now {
 		current = 0
 	}
 	if current != expect {
-		return 0, backend.VersionConflict(rec.ID, expect, current)
+		return 0, driver.VersionConflict(rec.ID, expect, current)
 	}
 	return version, nil
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // The work queue lives in the memory_work table of both schemas: one row
@@ -33,15 +33,15 @@ const (
 )
 
 // ScanLease reads one row of LeaseColumns (times in unix nanoseconds).
-func ScanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
+func ScanLease(row interface{ Scan(...any) error }) (driver.Lease, error) {
 	var (
-		l              backend.Lease
+		l              driver.Lease
 		created, until int64
 		id             = &l.Identity
 	)
 	if err := row.Scan(&l.Queue, &l.ID, &id.Tenant, &id.User, &id.Agent, &id.Instance, &id.Squad, &id.Session,
 		&created, &l.Payload, &l.Token, &until, &l.Attempt); err != nil {
-		return backend.Lease{}, err
+		return driver.Lease{}, err
 	}
 	l.Created = time.Unix(0, created).UTC()
 	l.Expires = time.Unix(0, until).UTC()
@@ -50,22 +50,22 @@ func ScanLease(row interface{ Scan(...any) error }) (backend.Lease, error) {
 
 // Renew extends l, when it is its item's current claim, to until (unix
 // nanoseconds) with RenewSQL on q, and returns the renewed lease; a claim
-// that is no longer current fails with backend.StaleLease.
-func (s *SQL) Renew(ctx context.Context, q Queryer, l backend.Lease, until int64) (backend.Lease, error) {
+// that is no longer current fails with driver.StaleLease.
+func (s *SQL) Renew(ctx context.Context, q Queryer, l driver.Lease, until int64) (driver.Lease, error) {
 	out, err := ScanLease(q.QueryRowContext(ctx, s.RenewSQL, until, l.Queue, l.ID, l.Token))
 	if errors.Is(err, sql.ErrNoRows) {
-		return backend.Lease{}, backend.StaleLease(l)
+		return driver.Lease{}, driver.StaleLease(l)
 	}
 	if err != nil {
-		return backend.Lease{}, Fail(ctx, s.d.Kind, err, s.d.Name+": renew claim")
+		return driver.Lease{}, Fail(ctx, s.d.Kind, err, s.d.Name+": renew claim")
 	}
 	return out, nil
 }
 
 // Settle runs query (CompleteSQL or ReleaseSQL) for l on q; a claim that
 // is no longer current, so that no row changed, fails with
-// backend.StaleLease. what names the call in errors.
-func (s *SQL) Settle(ctx context.Context, q Queryer, query string, l backend.Lease, what string) error {
+// driver.StaleLease. what names the call in errors.
+func (s *SQL) Settle(ctx context.Context, q Queryer, query string, l driver.Lease, what string) error {
 	res, err := q.ExecContext(ctx, query, l.Queue, l.ID, l.Token)
 	if err != nil {
 		return Fail(ctx, s.d.Kind, err, what)
@@ -75,7 +75,7 @@ func (s *SQL) Settle(ctx context.Context, q Queryer, query string, l backend.Lea
 		return Fail(ctx, s.d.Kind, err, what)
 	}
 	if n != 1 {
-		return backend.StaleLease(l)
+		return driver.StaleLease(l)
 	}
 	return nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/configmap"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
@@ -46,24 +47,24 @@ func (c *lifecycleClock) advance(d time.Duration) {
 func TestLifecycleOverEveryDriver(t *testing.T) {
 	drivers := []struct {
 		name string
-		open func(t *testing.T, clock backend.Clock) backend.Driver
+		open func(t *testing.T, clock memory.Clock) driver.Driver
 	}{
-		{"inmem", func(t *testing.T, clock backend.Clock) backend.Driver { return inmem.New(inmem.Options{Clock: clock}) }},
-		{"sqlite", func(t *testing.T, clock backend.Clock) backend.Driver {
+		{"inmem", func(t *testing.T, clock memory.Clock) driver.Driver { return inmem.New(inmem.Options{Clock: clock}) }},
+		{"sqlite", func(t *testing.T, clock memory.Clock) driver.Driver {
 			d, err := sqlite.Open(filepath.Join(t.TempDir(), "memory.db"), sqlite.Options{Clock: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return d
 		}},
-		{"fs", func(t *testing.T, clock backend.Clock) backend.Driver {
+		{"fs", func(t *testing.T, clock memory.Clock) driver.Driver {
 			d, err := fs.Open(t.TempDir(), fs.Options{Clock: clock})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return d
 		}},
-		{"configmap", func(t *testing.T, clock backend.Clock) backend.Driver {
+		{"configmap", func(t *testing.T, clock memory.Clock) driver.Driver {
 			d, err := configmap.New(configmap.Options{Namespace: "ai-agents", Client: fake.NewClientset().CoreV1(), Clock: clock})
 			if err != nil {
 				t.Fatal(err)
@@ -93,7 +94,7 @@ func TestLifecycleOverEveryDriver(t *testing.T) {
 
 // runLifecycle drives one agent through seven steps over two runs and a
 // week's pause, and returns what every step start recalled.
-func runLifecycle(t *testing.T, open func(*testing.T, backend.Clock) backend.Driver) []string {
+func runLifecycle(t *testing.T, open func(*testing.T, memory.Clock) driver.Driver) []string {
 	ctx := context.Background()
 	clock := &lifecycleClock{now: time.Date(2026, 11, 30, 3, 12, 0, 0, time.UTC)}
 	d := open(t, clock.Now)

@@ -28,7 +28,7 @@
 // and what is visible, and a level whose identity fields are missing
 // fails closed with memory.ErrIncompleteScope before anything is read or
 // written. Any driver stores rows; Swap and Update need one with
-// compare-and-swap (backend.Swapper).
+// compare-and-swap (driver.Swapper).
 //
 // A Memory is safe for concurrent use, and every call honours a cancelled
 // context.

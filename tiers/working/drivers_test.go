@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/postgres"
@@ -24,18 +25,18 @@ import (
 // concurrency test.
 type workingDriver struct {
 	name    string
-	storage func(t testing.TB) func() backend.Driver
+	storage func(t testing.TB) func() driver.Driver
 }
 
 var workingDrivers = []workingDriver{
-	{"inmem", func(t testing.TB) func() backend.Driver {
+	{"inmem", func(t testing.TB) func() driver.Driver {
 		d := inmem.New(inmem.Options{})
 		t.Cleanup(func() { _ = d.Close() })
-		return func() backend.Driver { return d }
+		return func() driver.Driver { return d }
 	}},
-	{"sqlite", func(t testing.TB) func() backend.Driver {
+	{"sqlite", func(t testing.TB) func() driver.Driver {
 		path := filepath.Join(t.TempDir(), "memory.db")
-		return func() backend.Driver {
+		return func() driver.Driver {
 			d, err := sqlite.Open(path, sqlite.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -44,9 +45,9 @@ var workingDrivers = []workingDriver{
 			return d
 		}
 	}},
-	{"postgres", func(t testing.TB) func() backend.Driver {
+	{"postgres", func(t testing.TB) func() driver.Driver {
 		dsn := workingDB(t)
-		return func() backend.Driver {
+		return func() driver.Driver {
 			d, err := postgres.Open(dsn, postgres.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -55,9 +56,9 @@ var workingDrivers = []workingDriver{
 			return d
 		}
 	}},
-	{"fs", func(t testing.TB) func() backend.Driver {
+	{"fs", func(t testing.TB) func() driver.Driver {
 		dir := t.TempDir()
-		return func() backend.Driver {
+		return func() driver.Driver {
 			d, err := fs.Open(dir, fs.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +70,7 @@ var workingDrivers = []workingDriver{
 }
 
 // forEachWorkingDriver runs test once per driver, each over fresh storage.
-func forEachWorkingDriver(t *testing.T, test func(t *testing.T, open func() backend.Driver)) {
+func forEachWorkingDriver(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
 	for _, wd := range workingDrivers {
 		t.Run(wd.name, func(t *testing.T) { test(t, wd.storage(t)) })
 	}
@@ -78,7 +79,7 @@ func forEachWorkingDriver(t *testing.T, test func(t *testing.T, open func() back
 // forEachWorkingDriverParallel is forEachWorkingDriver with the drivers'
 // runs in parallel, for long tests whose drivers wait on different
 // things (PostgreSQL on its server, the others on the CPU and the disk).
-func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open func() backend.Driver)) {
+func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
 	for _, wd := range workingDrivers {
 		t.Run(wd.name, func(t *testing.T) {
 			t.Parallel()
@@ -88,7 +89,7 @@ func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open fun
 }
 
 // newWorking returns a Memory over a new store on d.
-func newWorking(t testing.TB, d backend.Driver, opt working.Options) (*working.Memory, *backend.Store) {
+func newWorking(t testing.TB, d driver.Driver, opt working.Options) (*working.Memory, *backend.Store) {
 	t.Helper()
 	st := backend.NewStore(d, backend.StoreOptions{})
 	w, err := working.New(st, opt)
@@ -101,7 +102,7 @@ func newWorking(t testing.TB, d backend.Driver, opt working.Options) (*working.M
 // platformWorking returns working memory over d whose store may write
 // platform defaults (Posture.AllowPlatform) under the given system
 // tenant (empty: the default), as an administrative program has.
-func platformWorking(t testing.TB, d backend.Driver, systemTenant string) *working.Memory {
+func platformWorking(t testing.TB, d driver.Driver, systemTenant string) *working.Memory {
 	t.Helper()
 	st := backend.NewStore(d, backend.StoreOptions{Posture: memory.Posture{AllowPlatform: true}, SystemTenant: systemTenant})
 	w, err := working.New(st, working.Options{})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers/working"
 )
@@ -152,7 +153,7 @@ const (
 )
 
 func TestWorkingLoadMerged(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, _ := newWorking(t, d, working.Options{})

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/tiers/working"
 )
 
@@ -22,7 +22,7 @@ import (
 // identity, a squatted id makes Update fail at once with a refusal naming
 // the level and key, never spin until its context ends.
 func TestWorkingIDSquatting(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, st := newWorking(t, d, working.Options{})
@@ -104,7 +104,7 @@ func TestWorkingIDSquatting(t *testing.T) {
 // a caller can Swap without a Get, and that a lost race names the level
 // and key rather than the record id.
 func TestWorkingVersions(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		w, _ := newWorking(t, open(), working.Options{})
 		doc := working.Document{Level: memory.LevelSquadAgent, Key: "draft", JSON: json.RawMessage(`{"v":1}`)}

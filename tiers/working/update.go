@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Update's backoff between attempts that lost a race: full jitter over an
@@ -43,7 +44,7 @@ func (w *Memory) Stats() Stats {
 // Swap stores doc as Put does, but only if the row's stored version is
 // expect (0: no row), and returns the row as stored, with its new Version.
 // A stale expect is memory.ErrConflict, and nothing is stored; a driver
-// without compare-and-swap (backend.Swapper) gives memory.ErrUnimplemented.
+// without compare-and-swap (driver.Swapper) gives memory.ErrUnimplemented.
 func (w *Memory) Swap(ctx context.Context, id memory.Identity, doc Document, expect int64) (Document, error) {
 	return w.swap(ctx, w.store, id, doc, expect)
 }
@@ -143,7 +144,7 @@ func (e fnError) Error() string { return e.err.Error() }
 
 // updateLocked is one attempt of swapLoop holding the row's in-process
 // lock.
-func (w *Memory) updateLocked(ctx context.Context, st *backend.Store, lock chan struct{}, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
+func (w *Memory) updateLocked(ctx context.Context, st *backend.Store, lock chan struct{}, id memory.Identity, doc Document, fn UpdateFunc, dq driver.Query) (Document, error) {
 	select {
 	case lock <- struct{}{}:
 	case <-ctx.Done():
@@ -154,7 +155,7 @@ func (w *Memory) updateLocked(ctx context.Context, st *backend.Store, lock chan 
 }
 
 // updateOnce is one read, apply and swap of swapLoop.
-func (w *Memory) updateOnce(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc, dq backend.Query) (Document, error) {
+func (w *Memory) updateOnce(ctx context.Context, st *backend.Store, id memory.Identity, doc Document, fn UpdateFunc, dq driver.Query) (Document, error) {
 	cur, found, err := w.get(ctx, dq)
 	if err != nil {
 		return Document{}, err

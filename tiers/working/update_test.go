@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers/working"
 )
@@ -37,7 +37,7 @@ func increment(cur working.Document, found bool) (json.RawMessage, error) {
 // 16,000, and conflicts must have occurred.
 func TestWorkingCounter(t *testing.T) {
 	const goroutines, increments = 16, 1000
-	forEachWorkingDriverParallel(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriverParallel(t, func(t *testing.T, open func() driver.Driver) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
 		var replicas [2]*working.Memory
@@ -86,7 +86,7 @@ func TestWorkingCounter(t *testing.T) {
 }
 
 func TestWorkingSwap(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, _ := newWorking(t, d, working.Options{})
@@ -204,7 +204,7 @@ func TestWorkingUpdateFuncErrors(t *testing.T) {
 }
 
 // swaplessDriver hides every capability of the driver it wraps.
-type swaplessDriver struct{ backend.Driver }
+type swaplessDriver struct{ driver.Driver }
 
 func TestWorkingWithoutSwap(t *testing.T) {
 	ctx := context.Background()

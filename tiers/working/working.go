@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // DefaultMemoryType is the memory_type a document gets when it is written
@@ -134,7 +135,7 @@ func (w *Memory) SystemTenant() string { return w.store.SystemTenant() }
 // fields id lacks is memory.ErrIncompleteScope. Nothing is stored on any
 // error.
 //
-// On a driver with compare-and-swap (backend.Swapper) Put reads the row's
+// On a driver with compare-and-swap (driver.Swapper) Put reads the row's
 // version and swaps the document in, retrying a lost race as Update does,
 // so the version it returns is the one it stored; elsewhere it writes
 // blindly and returns Version zero.
@@ -151,7 +152,7 @@ func (w *Memory) put(ctx context.Context, st *backend.Store, id memory.Identity,
 	if err != nil {
 		return Document{}, err
 	}
-	if _, ok := st.Driver().(backend.Swapper); !ok {
+	if _, ok := st.Driver().(driver.Swapper); !ok {
 		if err := st.Add(ctx, id, rec); err != nil {
 			return Document{}, named(rec, err)
 		}
@@ -224,7 +225,7 @@ func (w *Memory) get1(ctx context.Context, st *backend.Store, id memory.Identity
 }
 
 // get runs an exact query and returns its row, if any.
-func (w *Memory) get(ctx context.Context, dq backend.Query) (Document, bool, error) {
+func (w *Memory) get(ctx context.Context, dq driver.Query) (Document, bool, error) {
 	recs, err := w.store.Driver().List(ctx, dq)
 	if err != nil || len(recs) == 0 {
 		return Document{}, false, err
@@ -321,27 +322,27 @@ func documents(recs []memory.Record, memoryType string, keep func(memory.Level) 
 // narrows it to the row's whole keyed identity, fields the level does not
 // keep matching only empty values, so no row of another level or
 // attribution can match.
-func (w *Memory) exact(st *backend.Store, id memory.Identity, level memory.Level, key string) (backend.Query, error) {
+func (w *Memory) exact(st *backend.Store, id memory.Identity, level memory.Level, key string) (driver.Query, error) {
 	if level == "" {
 		level = memory.LevelSquadAgentRun
 	}
 	if err := checkLevel(level); err != nil {
-		return backend.Query{}, err
+		return driver.Query{}, err
 	}
 	if key != "" {
 		if err := checkKey(key); err != nil {
-			return backend.Query{}, err
+			return driver.Query{}, err
 		}
 	}
 	dq, err := st.Query(id, memory.Query{Level: level, Kinds: documentKind, Key: key})
 	if err != nil {
-		return backend.Query{}, err
+		return driver.Query{}, err
 	}
 	scope := id.Only(level.Keyed())
 	if !dq.Filter.Matches(scope) {
 		// Cannot happen: the keyed identity holds every field the level's
 		// filter matches. Refuse rather than widen.
-		return backend.Query{}, memory.Errorf(memory.ErrPermissionDenied, "the %s scope is outside the caller's filter", level)
+		return driver.Query{}, memory.Errorf(memory.ErrPermissionDenied, "the %s scope is outside the caller's filter", level)
 	}
 	dq.Filter = memory.Filter{Match: memory.AllFields, Identity: scope}
 	if key != "" {
@@ -453,7 +454,7 @@ func named(rec memory.Record, err error) error {
 	switch {
 	case errors.Is(err, memory.ErrConflict):
 		return memory.Errorf(memory.ErrConflict, "%s was written by someone else since it was read", what)
-	case errors.Is(err, backend.ErrIDHeld):
+	case errors.Is(err, driver.ErrIDHeld):
 		return memory.Errorf(memory.ErrPermissionDenied, "%s cannot be written in this scope: another identity of the tenant holds its record id", what)
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/tiers/working"
 )
@@ -48,9 +49,9 @@ func wantScope(id memory.Identity, level memory.Level) memory.Identity {
 }
 
 // everything returns every record of tenant in d, whatever its scope.
-func everything(t *testing.T, d backend.Driver, tenant string) []memory.Record {
+func everything(t *testing.T, d driver.Driver, tenant string) []memory.Record {
 	t.Helper()
-	recs, err := d.List(context.Background(), backend.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}})
+	recs, err := d.List(context.Background(), driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func everything(t *testing.T, d backend.Driver, tenant string) []memory.Record {
 }
 
 func TestWorkingEveryLevel(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, _ := newWorking(t, d, working.Options{})
@@ -152,7 +153,7 @@ func TestWorkingDefaultLevel(t *testing.T) {
 }
 
 func TestWorkingListings(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, st := newWorking(t, d, working.Options{})
@@ -256,7 +257,7 @@ func TestWorkingListings(t *testing.T) {
 // who differ in one identity field: a caller sees the row exactly when
 // the field is not one the level keeps.
 func TestWorkingIsolation(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		w, _ := newWorking(t, open(), working.Options{})
 		for _, level := range working.Levels {
@@ -304,7 +305,7 @@ func TestWorkingIsolation(t *testing.T) {
 }
 
 func TestWorkingBadInput(t *testing.T) {
-	forEachWorkingDriver(t, func(t *testing.T, open func() backend.Driver) {
+	forEachWorkingDriver(t, func(t *testing.T, open func() driver.Driver) {
 		ctx := context.Background()
 		d := open()
 		w, _ := newWorking(t, d, working.Options{})

@@ -1,20 +1,24 @@
-// Package backend is the storage driver contract: the small interface every
-// driver implements, the optional capabilities a driver may add, and Store,
-// the scoped type that derives every filter from the caller's identity so
-// that drivers never see an unscoped request.
+// Package driver is the storage driver contract: the small interface every
+// driver implements (Driver), the optional capabilities a driver may add
+// (Sweeper, Swapper, VectorSearcher, Claimer), and the checks and errors
+// every driver applies alike, so that drivers agree on what they accept
+// and how they refuse it.
 //
 // The contract is deliberately smaller than the user API, as
-// database/sql/driver is smaller than database/sql. Optional capabilities
-// are separate interfaces found by type assertion. backendtest holds the one
-// conformance suite every driver's tests run.
-package backend
+// database/sql/driver is smaller than database/sql: drivers see queries
+// whose filter backend.Store has already derived from the caller's
+// identity, and never an unscoped request. Optional capabilities are
+// separate interfaces found by type assertion. backend/backendtest holds
+// the one conformance suite every driver's tests run. Drivers import this
+// package and memory only, not backend, so a program that uses a driver
+// directly links neither Store nor its token counter.
+package driver
 
 import (
 	"context"
 	"errors"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/agentmem/memory"
 )
@@ -70,30 +74,6 @@ type Sweeper interface {
 	// Sweep deletes every record that has expired at the driver's clock
 	// and reports how many it removed.
 	Sweep(ctx context.Context) (int64, error)
-}
-
-// Clock returns the current time. Drivers and tiers take one so expiry and
-// ordering are testable; nil means time.Now.
-type Clock func() time.Time
-
-// Now returns c() or time.Now() when c is nil.
-func (c Clock) Now() time.Time {
-	if c == nil {
-		return time.Now()
-	}
-	return c()
-}
-
-// Nanos returns the clock's reading as unix nanoseconds, the form drivers
-// compare expiry times in, or memory.ErrInvalidArgument when the reading
-// lies outside the years 1678 to 2262.
-func (c Clock) Nanos() (int64, error) {
-	now := c.Now()
-	n, ok := memory.UnixNanos(now)
-	if !ok {
-		return 0, memory.Errorf(memory.ErrInvalidArgument, "the clock reads %s, outside the years 1678 to 2262", now)
-	}
-	return n, nil
 }
 
 // ErrIDHeld is the cause of HeldByAnother's errors, so callers can tell

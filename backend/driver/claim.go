@@ -1,4 +1,4 @@
-package backend
+package driver
 
 import (
 	"context"
@@ -191,10 +191,10 @@ func StaleLease(l Lease) error {
 	return memory.Errorf(memory.ErrConflict, "work item %q of queue %q is no longer held by this claim: it was claimed again, released or completed", l.ID, l.Queue)
 }
 
-// LeaseEnd reads the clock and returns now and the end of a lease of the
+// LeaseEnd reads clock c and returns now and the end of a lease of the
 // given duration taken now, both in unix nanoseconds; a lease ending after
 // the year 2262 is memory.ErrInvalidArgument.
-func (c Clock) LeaseEnd(lease time.Duration) (now, until int64, err error) {
+func LeaseEnd(c memory.Clock, lease time.Duration) (now, until int64, err error) {
 	now, err = c.Nanos()
 	if err != nil {
 		return 0, 0, err
