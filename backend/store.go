@@ -162,7 +162,7 @@ func (s *Store) Tokens() memory.TokenCounter { return s.opt.Tokens }
 // posture exactly as the writer does. The one exception is a keyed
 // working-memory row: a document (memory.KindDocument) may carry the
 // writer's identity reduced to the fields of one keyed level
-// (memory.KeyedLevel, memory.Level.Keyed), as the origin document keys
+// (memory.KeyedLevel, memory.Level.Keyed), as tiers/working keys
 // such rows; any other identity on a record is memory.ErrPermissionDenied.
 // A turn's Label must be a conversation role (memory.Role.Valid), or the
 // batch is memory.ErrInvalidArgument. Records without a creation time are

@@ -143,3 +143,17 @@ func Newer(a, b memory.Record) bool {
 	}
 	return a.ID > b.ID
 }
+
+// Admit is how a call of the contract starts in a driver that reads the
+// clock: it fails with ctx.Err() when ctx is done, then with invalid (the
+// call's argument check, such as CheckQuery's error; nil for none), and
+// otherwise returns the reading of clock c in unix nanoseconds.
+func Admit(ctx context.Context, invalid error, c memory.Clock) (now int64, err error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if invalid != nil {
+		return 0, invalid
+	}
+	return c.Nanos()
+}

@@ -94,13 +94,7 @@ func (d *Driver) store(ctx context.Context, recs []memory.Record, decide func(x 
 // List returns the live records matching q, newest first; see
 // driver.Driver.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := driver.CheckQuery(q); err != nil {
-		return nil, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, driver.CheckQuery(q), d.clock)
 	if err != nil {
 		return nil, err
 	}
@@ -130,10 +124,7 @@ func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 // Sweep deletes every record that has expired at the driver's clock and
 // reports how many it removed.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, nil, d.clock)
 	if err != nil {
 		return 0, err
 	}

@@ -102,13 +102,7 @@ func (d *Driver) store(r memory.Record, version int64) {
 // Swap stores rec if the live record under its id has version expect (0:
 // none); see driver.Swapper.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	if err := driver.CheckSwap(rec, expect); err != nil {
-		return 0, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, driver.CheckSwap(rec, expect), d.clock)
 	if err != nil {
 		return 0, err
 	}
@@ -140,13 +134,7 @@ func (d *Driver) remove(e *entry) {
 
 // List returns the live records matching q, newest first; see driver.Driver.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := driver.CheckQuery(q); err != nil {
-		return nil, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, driver.CheckQuery(q), d.clock)
 	if err != nil {
 		return nil, err
 	}
@@ -167,37 +155,31 @@ func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 	if err := driver.CheckQuery(q); err != nil {
 		return 0, err
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
-	}
-	doomed := d.idx.Matching(q)
-	for _, e := range doomed {
-		d.remove(e)
-	}
-	return int64(len(doomed)), nil
+	return d.removeAll(func() []*entry { return d.idx.Matching(q) })
 }
 
 // Sweep deletes every expired record and reports the count.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, nil, d.clock)
 	if err != nil {
 		return 0, err
 	}
+	return d.removeAll(func() []*entry { return d.idx.Expired(now) })
+}
+
+// removeAll removes the entries doomed returns, under the write lock, and
+// reports how many they were.
+func (d *Driver) removeAll(doomed func() []*entry) (int64, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return 0, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	doomed := d.idx.Expired(now)
-	for _, e := range doomed {
+	es := doomed()
+	for _, e := range es {
 		d.remove(e)
 	}
-	return int64(len(doomed)), nil
+	return int64(len(es)), nil
 }
 
 // Close discards every record. It is idempotent.

@@ -52,13 +52,7 @@ func (v *vectorRefs) remove(e *entry) {
 // every vector of the writers q's filter matches, and applies kinds, key,
 // ids and expiry to each candidate inside the search.
 func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := driver.CheckSearch(q, vec, k); err != nil {
-		return nil, err
-	}
-	now, err := d.clock.Nanos()
+	now, err := driver.Admit(ctx, driver.CheckSearch(q, vec, k), d.clock)
 	if err != nil {
 		return nil, err
 	}

@@ -284,42 +284,21 @@ func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
 // descending, then ID descending, byte-wise), at most q.Limit of them when
 // it is set; see driver.Driver.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
-		return nil, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-	return sq.List(ctx, d.db, selectColumns, q, now)
+	return sq.List(ctx, &d.gate, d.clock, d.db, selectColumns, q)
 }
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
 // driver.Driver.
 func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
-	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
-		return 0, err
-	}
-	defer d.gate.Leave()
-	query, args := sq.DeleteSQL(q)
-	return d.exec(ctx, query, args, "postgres: delete records")
+	return sq.Delete(ctx, &d.gate, q, d.exec)
 }
 
 // Sweep deletes every record that has expired at the driver's clock (its
 // Expires at or before the clock's reading) in one statement, and reports
 // how many it removed. It reads the expiry index only.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := d.enter(ctx, nil); err != nil {
-		return 0, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return 0, err
-	}
-	return d.exec(ctx, sq.SweepSQL, []any{now}, "postgres: sweep expired records")
+	return sq.Sweep(ctx, &d.gate, d.clock, d.exec)
 }
 
 func (d *Driver) exec(ctx context.Context, query string, args []any, what string) (int64, error) {

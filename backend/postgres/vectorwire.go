@@ -9,8 +9,8 @@ import (
 // vectorColumn reads the embedding column in PostgreSQL's binary array
 // format (array_send, the protocol's binary form of real[]), which the
 // server writes without formatting a float as text and the driver reads
-// without parsing one: for 10 rows of 384 dimensions, text cost about
-// 2 ms per search on two cores, the binary form a small fraction of that.
+// without parsing one, which for a search's few hundred-dimension rows is
+// most of the time text would spend (BENCHMARKS.md, "Choices measured").
 const vectorColumn = `array_send(embedding)`
 
 // float4OID is the type oid of real (float4), the element type array_send

@@ -57,8 +57,9 @@ WHERE user_id = excluded.user_id
 // Put writes records in statements of maxChunk rows, and the remainder in
 // statements of the powers of two below it, so a handful of statement
 // texts cover every batch size and all stay in the connection's statement
-// cache (stmtCacheSize). Chunks of 128 measured 15% faster ingest than
-// chunks of 32: fewer statement executions, each binding more rows.
+// cache (stmtCacheSize). Chunks of 128 ingest faster than chunks of 32
+// (BENCHMARKS.md, "Choices measured"): fewer statement executions, each
+// binding more rows.
 const maxChunk = 128
 
 // inserts[k] and upserts[k] insert 1<<k records.
@@ -277,43 +278,21 @@ func conflict(ctx context.Context, conn *sqlx.Conn, chunk []memory.Record) error
 // selective identity field q's filter sets (session, user, squad, agent, in
 // that order), or the primary key when q names ids.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
-		return nil, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-
-	return sq.List(ctx, d.r, selectColumns, q, now)
+	return sq.List(ctx, &d.gate, d.clock, d.r, selectColumns, q)
 }
 
 // Delete removes every record matching q, expired or not, in one
 // statement, ignoring q.Limit, and reports how many it removed; see
 // driver.Driver.
 func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
-	if err := d.enter(ctx, driver.CheckQuery(q)); err != nil {
-		return 0, err
-	}
-	defer d.gate.Leave()
-	query, args := sq.DeleteSQL(q)
-	return d.delete(ctx, query, args, "sqlite: delete records")
+	return sq.Delete(ctx, &d.gate, q, d.delete)
 }
 
 // Sweep deletes every record that has expired at the driver's clock (its
 // Expires at or before the clock's reading) and reports how many it
 // removed. It reads the expiry index only.
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
-	if err := d.enter(ctx, nil); err != nil {
-		return 0, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return 0, err
-	}
-	return d.delete(ctx, sq.SweepSQL, []any{now}, "sqlite: sweep expired records")
+	return sq.Sweep(ctx, &d.gate, d.clock, d.delete)
 }
 
 // delete runs the DELETE statement query. In a store that holds vectors

@@ -20,10 +20,10 @@ import (
 // The identity indexes end with created, not (created, id): a read walks
 // them newest first and SQLite orders only records of equal Created by id,
 // a block at a time. Leaving the 32-byte id out makes every index entry
-// about 40% smaller, which measured 10 to 20% more ingest throughput and
-// no slower reads; the cost is that a block of records sharing one
-// creation time is read whole before the newest N of them are returned
-// (about 1.5 ms for a block of 1,000 on the benchmark machine).
+// about 40% smaller, which measured faster ingest and no slower reads
+// (BENCHMARKS.md, "Choices measured"); the cost is that a block of
+// records sharing one creation time is read whole before the newest N of
+// them are returned.
 //
 // Column order matters: SQLite decodes a row's columns left to right, and a
 // large Content spills into overflow pages, so the columns filters and the

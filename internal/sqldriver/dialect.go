@@ -54,9 +54,7 @@ type SQL struct {
 	storedSwapSQL   string // tenant, id: the stored version a swap compares
 	recordSchemaSQL string // version: records the schema version
 
-	// SweepSQL deletes every record expired at the time it binds (unix
-	// nanoseconds), reading the expiry index only.
-	SweepSQL string
+	sweepSQL string // unix nanoseconds: deletes the records expired then
 	// RenewSQL, CompleteSQL and ReleaseSQL act on a current claim; see
 	// Renew and Settle. RenewSQL binds the lease end, queue, id and token;
 	// the other two bind queue, id and token.
@@ -71,7 +69,7 @@ func New(d Dialect) *SQL {
 	}
 	return &SQL{
 		d:               d,
-		SweepSQL:        d.rebind(`DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?`),
+		sweepSQL:        d.rebind(`DELETE FROM memory_records WHERE expires IS NOT NULL AND expires <= ?`),
 		liveSQL:         " AND (" + pin + "expires IS NULL OR " + pin + "expires > ",
 		readSettingSQL:  d.rebind(`SELECT value FROM memory_settings WHERE name = ?`),
 		storedSwapSQL:   d.rebind(storedSwapSQL + d.LockRow),
@@ -243,11 +241,25 @@ func (s *SQL) Where(b *strings.Builder, args []any, q driver.Query) []any {
 	return args
 }
 
-// List reads the live records matching q at time now (unix nanoseconds)
-// on db, newest first (created descending, then id descending), at most
-// q.Limit of them when it is set. columns are the driver's select list,
-// which ScanRecord reads.
-func (s *SQL) List(ctx context.Context, db Queryer, columns string, q driver.Query, now int64) ([]memory.Record, error) {
+// Exec runs a statement that deletes records, naming the call what in its
+// errors, and reports how many rows it removed. Each driver has its own:
+// SQLite's also drops the deleted records' vectors from its search cache.
+type Exec func(ctx context.Context, query string, args []any, what string) (int64, error)
+
+// List is the driver contract's List on db: it checks q, enters g, and
+// reads the records matching q that are live at clock's reading, newest
+// first (created descending, then id descending), at most q.Limit of them
+// when it is set. columns are the driver's select list, which ScanRecord
+// reads.
+func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db Queryer, columns string, q driver.Query) ([]memory.Record, error) {
+	if err := g.Enter(ctx, s.d.Name, driver.CheckQuery(q)); err != nil {
+		return nil, err
+	}
+	defer g.Leave()
+	now, err := clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
 	query, args := s.listSQL(columns, q, now)
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -275,11 +287,32 @@ func (s *SQL) listSQL(columns string, q driver.Query, now int64) (string, []any)
 	return b.String(), args
 }
 
-// DeleteSQL returns the statement that deletes every record matching q,
-// expired or not, ignoring q.Limit, and its parameters.
-func (s *SQL) DeleteSQL(q driver.Query) (string, []any) {
+// Delete is the driver contract's Delete: it checks q, enters g, and
+// deletes every record matching q, expired or not, ignoring q.Limit, in
+// one statement run by exec, reporting how many it removed.
+func (s *SQL) Delete(ctx context.Context, g *Gate, q driver.Query, exec Exec) (int64, error) {
+	if err := g.Enter(ctx, s.d.Name, driver.CheckQuery(q)); err != nil {
+		return 0, err
+	}
+	defer g.Leave()
 	var b strings.Builder
 	b.WriteString("DELETE FROM memory_records WHERE ")
 	args := s.Where(&b, nil, q)
-	return b.String(), args
+	return exec(ctx, b.String(), args, s.d.Name+": delete records")
+}
+
+// Sweep is the driver contract's Sweep: it enters g and deletes every
+// record expired at clock's reading (its expires at or before it) in one
+// statement run by exec, which reads the expiry index only, reporting how
+// many it removed.
+func (s *SQL) Sweep(ctx context.Context, g *Gate, clock memory.Clock, exec Exec) (int64, error) {
+	if err := g.Enter(ctx, s.d.Name, nil); err != nil {
+		return 0, err
+	}
+	defer g.Leave()
+	now, err := clock.Nanos()
+	if err != nil {
+		return 0, err
+	}
+	return exec(ctx, s.sweepSQL, []any{now}, s.d.Name+": sweep expired records")
 }
