@@ -270,6 +270,27 @@ func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, 
 	return vs.Search(ctx, dq, vec, k)
 }
 
+// SearchText returns the k records id may read at q's level whose content
+// best matches text, as driver.TextSearcher ranks them: by BM25 over the
+// records of the identities the level's filter matches, kinds, key and
+// expiry applied inside the search. q.Limit is ignored. A driver without
+// the capability gives memory.ErrUnimplemented.
+func (s *Store) SearchText(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ts, ok := s.d.(driver.TextSearcher)
+	if !ok {
+		return nil, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no text search", s.d)
+	}
+	q.Limit = 0
+	dq, err := s.Query(id, q)
+	if err != nil {
+		return nil, err
+	}
+	return ts.SearchText(ctx, dq, text, k)
+}
+
 // keyedRow reports whether r is a keyed working-memory row of writer id:
 // a document whose identity is id reduced to the fields of the keyed level
 // that keeps exactly the fields r's identity has.

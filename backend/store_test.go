@@ -144,6 +144,11 @@ func (s *searchSpy) Search(_ context.Context, q driver.Query, _ []float32, _ int
 	return nil, nil
 }
 
+func (s *searchSpy) SearchText(_ context.Context, q driver.Query, _ string, _ int) ([]driver.Match, error) {
+	s.got = q
+	return nil, nil
+}
+
 func TestStoreSwapAndSearch(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC)
@@ -200,6 +205,24 @@ func TestStoreSwapAndSearch(t *testing.T) {
 	}
 	if _, err := sst.Search(ctx, memory.Identity{Tenant: "t"}, memory.Query{Level: memory.LevelSession}, []float32{1}, 3); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Errorf("Search without a session at the session level = %v, want ErrIncompleteScope", err)
+	}
+
+	// Text search likewise.
+	if _, err := plain.SearchText(ctx, alice, memory.Query{Level: memory.LevelSession}, "plan", 3); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("SearchText on a driver without text search = %v, want ErrUnimplemented", err)
+	}
+	spy.got = driver.Query{}
+	if _, err := sst.SearchText(ctx, alice, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindFact}, Limit: 5}, "plan", 3); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(want, spy.got.Filter); diff != "" {
+		t.Errorf("SearchText passed the driver a filter (-want +got):\n%s", diff)
+	}
+	if spy.got.Limit != 0 || len(spy.got.Kinds) != 1 {
+		t.Errorf("SearchText passed the driver limit %d and kinds %q, want no limit and one kind", spy.got.Limit, spy.got.Kinds)
+	}
+	if _, err := sst.SearchText(ctx, memory.Identity{Tenant: "t"}, memory.Query{Level: memory.LevelSession}, "plan", 3); !errors.Is(err, memory.ErrIncompleteScope) {
+		t.Errorf("SearchText without a session at the session level = %v, want ErrIncompleteScope", err)
 	}
 }
 

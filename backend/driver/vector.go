@@ -6,16 +6,18 @@ import (
 	"github.com/agentmem/memory"
 )
 
-// Match is a record found by similarity search.
+// Match is a record found by a search.
 type Match struct {
 	// Record is the stored record, its Vector included.
 	Record memory.Record
-	// Score is the cosine similarity between the record's vector and the
-	// query vector, from -1 to 1; higher is closer.
+	// Score is how well the record matches; higher is better. A vector
+	// search scores the cosine similarity between the record's vector and
+	// the query vector, from -1 to 1; a text search the record's BM25
+	// score for the query text (see TextSearcher), above 0.
 	Score float64
 }
 
-// MaxSearchK is the largest k a vector search may ask for.
+// MaxSearchK is the largest k a vector or text search may ask for.
 const MaxSearchK = 1000
 
 // VectorSearcher is the optional capability of k-nearest-neighbour search
