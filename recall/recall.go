@@ -1,0 +1,213 @@
+// Package recall finds the stored records most relevant to a text: the
+// library's recall path, on top of any driver with text search
+// (driver.TextSearcher, through backend.Store.SearchText).
+//
+// A Recaller ranks in two steps. The text search ranks the records the
+// caller's level admits by BM25 over their content (internal/lexical);
+// then each conversation turn also gains from the turns said just before
+// and after it in its session: a turn's score adds, for each of the
+// Options.Neighbours turns on either side, Options.NeighbourWeight times
+// that turn's own text score. A question is often answered in a turn that
+// shares few of its words while the turns around it share many ("Where
+// did she camp?" — "At the beach!"), so the neighbours' evidence lifts the
+// answer. Other records (facts, summaries, documents) keep their text
+// score. Results are ordered by score, then newest, then id, and are
+// deterministic.
+package recall
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// Defaults of Options.
+const (
+	// DefaultCandidates is how many text-search results a recall scores
+	// when Options.Candidates is zero.
+	DefaultCandidates = 200
+	// DefaultNeighbours is how many turns on each side of a turn lend it
+	// their score when Options.Neighbours is zero.
+	DefaultNeighbours = 2
+	// DefaultNeighbourWeight is the share of a neighbour's score a turn
+	// gains when Options.NeighbourWeight is zero.
+	DefaultNeighbourWeight = 0.5
+)
+
+// Options configure a Recaller. The zero value is the documented default.
+type Options struct {
+	// Candidates is how many records the text search returns for a
+	// recall to score, at least the k asked for and at most
+	// driver.MaxSearchK; zero means DefaultCandidates.
+	Candidates int
+	// Neighbours is how many turns on each side of a turn, in its
+	// session's order, lend it their score; zero means DefaultNeighbours,
+	// a negative value none (the text score alone).
+	Neighbours int
+	// NeighbourWeight is the share of each neighbour's score a turn
+	// gains; zero means DefaultNeighbourWeight.
+	NeighbourWeight float64
+}
+
+// Result is one recalled record and its score.
+type Result struct {
+	Record memory.Record
+	// Score is the record's text score plus what its neighbours lend it;
+	// higher is more relevant.
+	Score float64
+}
+
+// Recaller recalls records by relevance from a Store. It is safe for
+// concurrent use.
+type Recaller struct {
+	store *backend.Store
+	opt   Options
+}
+
+// New returns a Recaller over store, which must have text search. Options
+// out of range are memory.ErrInvalidArgument.
+func New(store *backend.Store, opt Options) (*Recaller, error) {
+	if opt.Candidates == 0 {
+		opt.Candidates = DefaultCandidates
+	}
+	if opt.Neighbours == 0 {
+		opt.Neighbours = DefaultNeighbours
+	}
+	if opt.NeighbourWeight == 0 {
+		opt.NeighbourWeight = DefaultNeighbourWeight
+	}
+	switch {
+	case opt.Candidates < 1 || opt.Candidates > driver.MaxSearchK:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Candidates is %d; it must be between 1 and %d", opt.Candidates, driver.MaxSearchK)
+	case opt.Neighbours > 100:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Neighbours is %d; at most 100", opt.Neighbours)
+	case !(opt.NeighbourWeight > 0 && opt.NeighbourWeight <= 10):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: NeighbourWeight is %v; it must be above 0 and at most 10", opt.NeighbourWeight)
+	}
+	if _, ok := store.Driver().(driver.TextSearcher); !ok {
+		return nil, memory.Errorf(memory.ErrUnimplemented, "recall: the %T driver has no text search", store.Driver())
+	}
+	return &Recaller{store: store, opt: opt}, nil
+}
+
+// Recall returns the k records id may read under q that are most relevant
+// to text, best first. q.Limit is ignored.
+func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) ([]Result, error) {
+	if k < 1 || k > driver.MaxSearchK {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: k is %d; it must be between 1 and %d", k, driver.MaxSearchK)
+	}
+	matches, err := r.store.SearchText(ctx, id, q, text, max(k, r.opt.Candidates))
+	if err != nil {
+		return nil, err
+	}
+	scores := make(map[recordKey]*Result, len(matches))
+	for _, m := range matches {
+		scores[keyOf(m.Record)] = &Result{Record: m.Record, Score: m.Score}
+	}
+	if r.opt.Neighbours > 0 && kindAdmitted(q.Kinds, memory.KindTurn) {
+		if err := r.lend(ctx, id, q, matches, scores); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Result, 0, len(scores))
+	for _, res := range scores {
+		if res.Score > 0 {
+			out = append(out, *res)
+		}
+	}
+	slices.SortFunc(out, func(a, b Result) int {
+		switch {
+		case a.Score != b.Score:
+			if a.Score > b.Score {
+				return -1
+			}
+			return 1
+		case driver.Newer(a.Record, b.Record):
+			return -1
+		case driver.Newer(b.Record, a.Record):
+			return 1
+		}
+		return 0
+	})
+	return out[:min(k, len(out))], nil
+}
+
+// recordKey is what identifies a record within one recall: its tenant is
+// the caller's, so its id.
+type recordKey string
+
+func keyOf(rec memory.Record) recordKey { return recordKey(rec.ID) }
+
+// kindAdmitted reports whether a query with kinds reads records of kind k.
+func kindAdmitted(kinds []memory.Kind, k memory.Kind) bool {
+	return len(kinds) == 0 || slices.Contains(kinds, k)
+}
+
+// lend adds to each turn of the sessions the matched turns belong to the
+// weighted text scores of its neighbours, reading those sessions' turns
+// within the caller's level. Turns that matched nothing themselves join
+// the results with what their neighbours lend them.
+func (r *Recaller) lend(ctx context.Context, id memory.Identity, q memory.Query, matches []driver.Match, scores map[recordKey]*Result) error {
+	sessions := map[memory.Identity]bool{}
+	for _, m := range matches {
+		if m.Record.Kind == memory.KindTurn {
+			sessions[m.Record.Identity] = true
+		}
+	}
+	base := make(map[recordKey]float64, len(scores))
+	for key, res := range scores {
+		base[key] = res.Score
+	}
+	dq, err := r.store.Query(id, memory.Query{Level: q.Level, Key: q.Key, Kinds: []memory.Kind{memory.KindTurn}})
+	if err != nil {
+		return err
+	}
+	// The sessions in a fixed order, so that the sums are made alike on
+	// every run.
+	writers := make([]memory.Identity, 0, len(sessions))
+	for w := range sessions {
+		writers = append(writers, w)
+	}
+	slices.SortFunc(writers, compareIdentity)
+	for _, w := range writers {
+		sq := dq // the caller's query, narrowed to exactly the session's writer
+		sq.Filter = memory.Filter{Match: memory.AllFields, Identity: w}
+		turns, err := r.store.Driver().List(ctx, sq)
+		if err != nil {
+			return err
+		}
+		slices.Reverse(turns) // oldest first: the order the turns were said in
+		for i, t := range turns {
+			var lent float64
+			for j := max(0, i-r.opt.Neighbours); j <= min(len(turns)-1, i+r.opt.Neighbours); j++ {
+				if j != i {
+					lent += base[keyOf(turns[j])]
+				}
+			}
+			if lent == 0 {
+				continue
+			}
+			res := scores[keyOf(t)]
+			if res == nil {
+				res = &Result{Record: t}
+				scores[keyOf(t)] = res
+			}
+			res.Score += r.opt.NeighbourWeight * lent
+		}
+	}
+	return nil
+}
+
+// compareIdentity orders identities field by field.
+func compareIdentity(a, b memory.Identity) int {
+	for _, f := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+		if c := strings.Compare(a.Get(f), b.Get(f)); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
