@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -371,21 +372,24 @@ func ParseSessionTime(s string) (time.Time, error) {
 }
 
 // jsonError turns a decoding error into one that names its line and column
-// in data; base is the offset in data of the text that was decoded.
+// in data; base is the offset in data of the text that was decoded. A
+// syntax error is placed at the byte that is wrong (past the end for
+// input that ends too early), a type error at the
+// last byte of the value of the wrong type.
 func jsonError(data []byte, base int, err error, what string) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		line, col := position(data, base+int(syn.Offset))
+		off := base + int(syn.Offset) - 1
+		if syn.Error() == "unexpected end of JSON input" {
+			off = len(data) // the input ended early: point past its end
+		}
+		line, col := position(data, off)
 		return fmt.Errorf("line %d, column %d: malformed JSON: %v", line, col, syn)
 	case errors.As(err, &typ):
-		line, col := position(data, base+int(typ.Offset))
-		field := typ.Field
-		if field == "" {
-			field = "value"
-		}
-		return fmt.Errorf("line %d, column %d: %s: %s is a JSON %s, not a %s", line, col, what, field, typ.Value, typ.Type)
+		line, col := position(data, base+int(typ.Offset)-1)
+		return fmt.Errorf("line %d, column %d: %s: %s", line, col, what, describe(typ))
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
@@ -397,11 +401,34 @@ func describe(err error) string {
 	if errors.As(err, &typ) {
 		field := typ.Field
 		if field == "" {
-			field = "a value"
+			field = "the value"
 		}
-		return fmt.Sprintf("%s is a JSON %s, not a %s", field, typ.Value, typ.Type)
+		return fmt.Sprintf("%s is a JSON %s where a JSON %s belongs", field, typ.Value, jsonKind(typ.Type))
 	}
 	return err.Error()
+}
+
+// jsonKind names the JSON value that decodes into a value of type t.
+func jsonKind(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct, reflect.Map:
+		return "object"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	}
+	return t.String()
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
