@@ -13,7 +13,6 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/recindex"
 	"github.com/agentmem/memory/internal/vecindex"
 )
@@ -31,10 +30,9 @@ type Driver struct {
 
 	mu     sync.RWMutex
 	closed bool
-	idx    *recindex.Index[vecindex.Ref, *writerData]
+	idx    *recindex.Index[vecindex.Ref, *vecindex.Set]
 	dims   int        // the dimension of stored vectors; 0 until the first
 	vecs   vectorRefs // the entries with vectors, by vecindex.Ref
-	texts  bool       // whether writers' text indexes are kept; see text.go
 	work   workState  // the work queues; see claim.go
 }
 
@@ -46,30 +44,15 @@ var (
 
 // entry is one stored record. Its Extra is the row of its vector in its
 // writer's vecindex.Set, when it has a vector; see vectorRefs.
-type entry = recindex.Entry[vecindex.Ref, *writerData]
+type entry = recindex.Entry[vecindex.Ref, *vecindex.Set]
 
-// writer is one distinct identity, with its writerData.
-type writer = recindex.Writer[vecindex.Ref, *writerData]
-
-// writerData is what the driver keeps per writer for searches: the
-// vecindex.Set of its records' vectors (nil before the first) and the
-// text index of its records' content (nil until text search is on).
-type writerData struct {
-	vecs *vecindex.Set
-	text *lexical.Index[*entry]
-}
-
-// data returns w's writerData, creating it on first use.
-func data(w *writer) *writerData {
-	if w.Extra == nil {
-		w.Extra = &writerData{}
-	}
-	return w.Extra
-}
+// writer is one distinct identity. Its Extra is the vecindex.Set of its
+// records' vectors, nil before the first.
+type writer = recindex.Writer[vecindex.Ref, *vecindex.Set]
 
 // New returns an empty driver.
 func New(opt Options) *Driver {
-	return &Driver{clock: opt.Clock, idx: recindex.New[vecindex.Ref, *writerData]()}
+	return &Driver{clock: opt.Clock, idx: recindex.New[vecindex.Ref, *vecindex.Set]()}
 }
 
 // Put stores recs all or nothing; see driver.Driver.
@@ -108,14 +91,11 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 // id. The caller holds d.mu for writing and has checked r.
 func (d *Driver) store(r memory.Record, version int64) {
 	e := d.idx.NewEntry(r, version)
-	if old := d.idx.Put(e, r.Identity); old != nil {
-		d.unindex(old)
+	if old := d.idx.Put(e, r.Identity); old != nil && old.Vector != nil {
+		d.vecs.remove(old)
 	}
 	if e.Vector != nil {
 		d.vecs.add(e)
-	}
-	if d.texts {
-		indexText(e)
 	}
 }
 
@@ -147,17 +127,8 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 // remove removes e and its vector. The caller holds d.mu for writing.
 func (d *Driver) remove(e *entry) {
 	d.idx.Remove(e)
-	d.unindex(e)
-}
-
-// unindex takes a removed or replaced entry out of its writer's search
-// indexes. The caller holds d.mu for writing.
-func (d *Driver) unindex(e *entry) {
 	if e.Vector != nil {
 		d.vecs.remove(e)
-	}
-	if d.texts {
-		unindexText(e)
 	}
 }
 

@@ -33,16 +33,16 @@ func (v *vectorRefs) add(e *entry) {
 		v.entries = append(v.entries, e)
 	}
 	e.Extra = ref
-	w := data(e.Writer())
-	if w.vecs == nil {
-		w.vecs = vecindex.NewSet(len(e.Vector))
+	w := e.Writer()
+	if w.Extra == nil {
+		w.Extra = vecindex.NewSet(len(e.Vector))
 	}
-	w.vecs.Add(ref, e.Vector)
+	w.Extra.Add(ref, e.Vector)
 }
 
 // remove takes e's vector out of its writer's Set and frees its Ref.
 func (v *vectorRefs) remove(e *entry) {
-	e.Writer().Extra.vecs.Remove(e.Extra)
+	e.Writer().Extra.Remove(e.Extra)
 	v.entries[e.Extra] = nil
 	v.free = append(v.free, e.Extra)
 }
@@ -94,8 +94,8 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 func (d *Driver) vectorSets(q driver.Query) []*vecindex.Set {
 	var sets []*vecindex.Set
 	for w := range d.idx.Writers(q) {
-		if w.Extra != nil && w.Extra.vecs != nil && w.Extra.vecs.Len() > 0 {
-			sets = append(sets, w.Extra.vecs)
+		if w.Extra != nil && w.Extra.Len() > 0 {
+			sets = append(sets, w.Extra)
 		}
 	}
 	return sets

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
 )
 
 // Entry is one stored record in compact form, with the driver's Extra. Its
@@ -39,7 +40,8 @@ type Writer[E, W any] struct {
 	// Extra is the driver's own data about the writer.
 	Extra W
 
-	lists []*postings[E, W] // the tenant's list, then one per set indexed field
+	lists []*postings[E, W]            // the tenant's list, then one per set indexed field
+	text  *lexical.Index[*Entry[E, W]] // its records' content, while texts are on; see text.go
 }
 
 // NewEntry returns r's fields in compact form at the given version, with

@@ -17,6 +17,7 @@ type Index[E, W any] struct {
 	writers map[memory.Identity]*Writer[E, W]
 	last    *Writer[E, W] // the writer of the last entry put, a cache
 	batch   map[idKey]int // scratch for Versions: the last index of each key in a batch
+	texts   bool          // whether writers' text indexes are kept; see text.go
 }
 
 // listKey names one posting list: the records whose field equals value
@@ -84,6 +85,9 @@ func (x *Index[E, W]) Put(e *Entry[E, W], who memory.Identity) (replaced *Entry[
 	for _, p := range w.lists {
 		p.insert(e)
 	}
+	if x.texts {
+		indexText(e)
+	}
 	return replaced
 }
 
@@ -118,6 +122,9 @@ func (x *Index[E, W]) writerOf(id memory.Identity) *Writer[E, W] {
 func (x *Index[E, W]) Remove(e *Entry[E, W]) {
 	e.dead = true
 	x.ids.remove(e)
+	if x.texts {
+		unindexText(e)
+	}
 	for _, p := range e.writer.lists {
 		p.dead++
 		if p.dead*2 > len(p.list) {

@@ -1,0 +1,84 @@
+package recindex
+
+import (
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+// Text search: each writer's records' content is indexed in a
+// lexical.Index of its own, keyed by entry, so that a search reads only
+// the indexes of the writers its filter matches and its corpus statistics
+// are theirs alone (driver.TextSearcher). The indexes are built by
+// StartTexts, from every stored entry, and kept by every Put and Remove
+// after it: a driver that is never searched by text pays nothing for them.
+
+// TextsOn reports whether the text indexes are kept.
+func (x *Index[E, W]) TextsOn() bool { return x.texts }
+
+// StartTexts builds the text indexes, unless they are kept already. It
+// needs the caller's lock held exclusively.
+func (x *Index[E, W]) StartTexts() {
+	if x.texts {
+		return
+	}
+	x.texts = true
+	x.ids.each(func(e *Entry[E, W]) bool {
+		indexText(e)
+		return true
+	})
+}
+
+// indexText adds e's content to its writer's text index.
+func indexText[E, W any](e *Entry[E, W]) {
+	if e.Content == "" {
+		return
+	}
+	w := e.writer
+	if w.text == nil {
+		w.text = lexical.NewIndex[*Entry[E, W]]()
+	}
+	w.text.Add(e, e.Content)
+}
+
+// unindexText takes e's content out of its writer's text index.
+func unindexText[E, W any](e *Entry[E, W]) {
+	if w := e.writer; w.text != nil {
+		w.text.Remove(e)
+	}
+}
+
+// SearchText ranks the live entries q matches against text, at time now
+// (unix nanoseconds), and returns the best k as driver.TextSearcher
+// describes: the corpus is the records of the writers q's filter matches;
+// kinds, key, ids and expiry choose the candidates among them; ties go in
+// List order. The text indexes must be on (StartTexts); the caller has
+// checked the arguments.
+func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) []driver.Match {
+	var parts []*lexical.Index[*Entry[E, W]]
+	for w := range x.Writers(q) {
+		if w.text != nil && w.text.Len() > 0 {
+			parts = append(parts, w.text)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	rest := q
+	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
+	lq := lexical.NewQuery(lexical.Terms(text))
+	top := lexical.NewTopK(k, func(a, b lexical.Hit[*Entry[E, W]]) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Ref.Compare(b.Ref) < 0
+	})
+	for _, p := range parts {
+		p.Score(&lq, top, keep)
+	}
+	hits := top.Hits()
+	out := make([]driver.Match, len(hits))
+	for i, h := range hits {
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: float64(h.Score)}
+	}
+	return out
+}
