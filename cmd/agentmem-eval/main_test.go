@@ -77,7 +77,7 @@ func TestRunUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-mode", "hybrid", "-data", path}, 2, `unknown mode "hybrid"; the modes are lexical`},
-		{[]string{"-driver", "postgres", "-data", path}, 2, `unknown driver "postgres"; the drivers are inmem, sqlite`},
+		{[]string{"-driver", "postgres", "-data", path}, 2, `unknown driver "postgres"; the drivers are fs, inmem, sqlite`},
 		{[]string{"-data", path, "extra"}, 2, `unexpected arguments ["extra"]`},
 		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"-data", filepath.Join(t.TempDir(), "absent.json")}, 1, "absent.json: no such file"},
@@ -104,31 +104,47 @@ func TestFindData(t *testing.T) {
 	}
 }
 
-// TestSQLiteStore checks that a SQLite conversation store lives in a
-// temporary directory that closing it removes. Without cgo, opening one
-// fails with memory.ErrUnimplemented and leaves nothing behind.
-func TestSQLiteStore(t *testing.T) {
-	tmp := t.TempDir()
-	t.Setenv("TMPDIR", tmp)
-	st, err := openSQLite(context.Background(), "conv-x")
-	if err != nil {
-		if !errors.Is(err, memory.ErrUnimplemented) {
-			t.Fatal(err)
-		}
-	} else {
-		c := mini(t).Conversations[0]
-		if err := st.Add(context.Background(), Identity(c), Records(c)...); err != nil {
-			t.Fatal(err)
-		}
-		if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
-			t.Errorf("%d entries in the temporary directory while the store is open, want 1", len(ents))
-		}
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
-		t.Errorf("the store left %v behind", ents)
+// TestTempStores checks that the SQLite and fs conversation stores live
+// in a temporary directory that closing them removes, and that each
+// answers a text search (or, for a driver without it, says so). Without
+// cgo, opening a SQLite store fails with memory.ErrUnimplemented and
+// leaves nothing behind.
+func TestTempStores(t *testing.T) {
+	for name, open := range map[string]opener{"sqlite": openSQLite, "fs": openFS} {
+		t.Run(name, func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			ctx := context.Background()
+			st, err := open(ctx, "conv-x")
+			if err != nil {
+				if name != "sqlite" || !errors.Is(err, memory.ErrUnimplemented) {
+					t.Fatal(err)
+				}
+			} else {
+				c := mini(t).Conversations[0]
+				if err := st.Add(ctx, Identity(c), Records(c)...); err != nil {
+					t.Fatal(err)
+				}
+				if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
+					t.Errorf("%d entries in the temporary directory while the store is open, want 1", len(ents))
+				}
+				ms, err := st.SearchText(ctx, Identity(c), recallQuery, "who said hello?", Depth)
+				switch {
+				case errors.Is(err, memory.ErrUnimplemented):
+					t.Logf("the %s driver has no text search yet: %v", name, err)
+				case err != nil:
+					t.Error(err)
+				case len(ms) == 0 || ms[0].Record.Metadata[diaKey] != "D1:1":
+					t.Errorf("search found %v, want D1:1 first", ms)
+				}
+				if err := st.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+				t.Errorf("the store left %v behind", ents)
+			}
+		})
 	}
 }
 
