@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // MaxDataBytes is the largest data file the command reads: 256 MiB, more
@@ -247,6 +248,10 @@ func loadConversation(i int, msg json.RawMessage) (Conversation, error) {
 			return Conversation{}, fmt.Errorf("%s: category is %d; LoCoMo's categories are 1 to 5", qw, *rq.Category)
 		case rq.Evidence == nil:
 			return Conversation{}, fmt.Errorf("%s: evidence is missing", qw)
+		case strings.IndexByte(*rq.Question, 0) >= 0:
+			return Conversation{}, fmt.Errorf("%s: question contains a NUL character", qw)
+		case len(*rq.Question) > driver.MaxSearchTextBytes:
+			return Conversation{}, fmt.Errorf("%s: question is %d bytes; a text search takes at most %d", qw, len(*rq.Question), driver.MaxSearchTextBytes)
 		}
 		q := Question{Index: j, Text: *rq.Question, Category: *rq.Category, Evidence: *rq.Evidence}
 		if len(q.Evidence) == 0 {
@@ -326,6 +331,15 @@ func loadTurns(conv map[string]json.RawMessage, c Conversation, where string) ([
 				return nil, fmt.Errorf("%s (%s): text is missing", tw, *rt.DiaID)
 			case *rt.Speaker != c.SpeakerA && *rt.Speaker != c.SpeakerB:
 				return nil, fmt.Errorf("%s (%s): speaker %q is neither speaker_a %q nor speaker_b %q", tw, *rt.DiaID, *rt.Speaker, c.SpeakerA, c.SpeakerB)
+			}
+			if strings.IndexByte(*rt.Text, 0) >= 0 || strings.IndexByte(*rt.DiaID, 0) >= 0 {
+				return nil, fmt.Errorf("%s (%q): dia_id or text contains a NUL character", tw, *rt.DiaID)
+			}
+			if n := len(*rt.Speaker) + len(": ") + len(*rt.Text); n > memory.MaxContentBytes {
+				return nil, fmt.Errorf("%s (%s): the turn is %d bytes with its speaker; a record holds at most %d", tw, *rt.DiaID, n, memory.MaxContentBytes)
+			}
+			if n := len(diaKey) + len(*rt.DiaID); n > memory.MaxMetadataBytes {
+				return nil, fmt.Errorf("%s: dia_id is %d bytes; a record's metadata holds at most %d", tw, len(*rt.DiaID), memory.MaxMetadataBytes-len(diaKey))
 			}
 			if prev, dup := seen[*rt.DiaID]; dup {
 				return nil, fmt.Errorf("%s: dia_id %q is used twice (also at %s)", tw, *rt.DiaID, prev)
@@ -431,6 +445,7 @@ func jsonKind(t reflect.Type) string {
 	return t.String()
 }
 
+// isSpace reports whether c is JSON white space.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // position returns the 1-based line and column (in bytes) of offset off.

@@ -169,7 +169,12 @@ func TestParseBad(t *testing.T) {
 		{"no category", withQA(`{"question": "q", "evidence": []}`), "question 1: category is missing"},
 		{"category 6", withQA(`{"question": "q", "evidence": [], "category": 6}`), "question 1: category is 6"},
 		{"no evidence field", withQA(`{"question": "q", "category": 1}, {"question": "r", "category": 1}`), "question 1: evidence is missing"},
-		{"duplicate sample_id", `[` + strings.Repeat(`{"sample_id": "c1", "qa": [], "conversation": {"speaker_a": "A", "speaker_b": "B", `+session+`}},`, 2) + `]`, "malformed JSON"},
+		{"NUL in text", conv(`"session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "a\u0000b"}]`), `session_1, turn 1 ("D1:1"): dia_id or text contains a NUL character`},
+		{"huge turn", conv(`"session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "D1:1", "text": "` + strings.Repeat("x", 1<<20) + `"}]`), "session_1, turn 1 (D1:1): the turn is 1048579 bytes with its speaker; a record holds at most 1048576"},
+		{"huge dia_id", conv(`"session_1_date_time": "1:00 pm on 1 May, 2023", "session_1": [{"speaker": "A", "dia_id": "` + strings.Repeat("D", 64<<10) + `", "text": "a"}]`), "session_1, turn 1: dia_id is 65536 bytes; a record's metadata holds at most 65530"},
+		{"NUL in question", withQA(`{"question": "q\u0000", "evidence": [], "category": 1}`), "question 1: question contains a NUL character"},
+		{"huge question", withQA(`{"question": "` + strings.Repeat("q", 64<<10+1) + `", "evidence": [], "category": 1}`), "question 1: question is 65537 bytes; a text search takes at most 65536"},
+		{"comma after the last conversation", `[` + strings.Repeat(`{"sample_id": "c1", "qa": [], "conversation": {"speaker_a": "A", "speaker_b": "B", `+session+`}},`, 2) + `]`, "malformed JSON"},
 		{"duplicate sample_id", `[{"sample_id": "c1", "qa": [], "conversation": {"speaker_a": "A", "speaker_b": "B", ` + session + `}}, {"sample_id": "c1", "qa": [], "conversation": {"speaker_a": "A", "speaker_b": "B", ` + session + `}}]`, `conversations 1 and 2 have the same sample_id "c1"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -166,6 +166,7 @@ func (e *Evaluator) conversation(ctx context.Context, st textStore, c Conversati
 	return nil
 }
 
+// quoteAll renders evidence ids for a warning.
 func quoteAll(ss []string) string {
 	if len(ss) == 0 {
 		return "(evidence [])"
@@ -227,6 +228,7 @@ func (p *Progress) Done() {
 	p.clear()
 }
 
+// clear blanks the progress line shown, if any.
 func (p *Progress) clear() {
 	if p.width > 0 {
 		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))

@@ -57,6 +57,7 @@ var defaultData = []string{"../shared/eval/locomo-dev.json", "/work/shared/eval/
 // progressEvery is how often the progress line is rewritten at most.
 const progressEvery = 200 * time.Millisecond
 
+// main runs the command until it ends or is interrupted.
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -154,6 +155,7 @@ func findData(paths []string) (string, error) {
 	return "", fmt.Errorf("no data file: none of %s exists; give one with -data FILE", strings.Join(paths, ", "))
 }
 
+// modeNames returns the names of the modes, sorted.
 func modeNames() []string {
 	names := make([]string, 0, len(modes))
 	for n := range modes {
@@ -163,6 +165,7 @@ func modeNames() []string {
 	return names
 }
 
+// driverNames returns the names of the drivers, sorted.
 func driverNames() []string {
 	names := make([]string, 0, len(drivers))
 	for n := range drivers {
