@@ -33,7 +33,7 @@ var modes = map[string]struct {
 	about  string
 	recall recallFunc
 }{
-	"lexical": {"text search only (backend.Store.SearchText)", lexicalRecall},
+	"lexical": {"text search only, backend.Store.SearchText", lexicalRecall},
 }
 
 // lexicalRecall is the lexical mode: the library's text search, as is.

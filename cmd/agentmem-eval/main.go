@@ -87,6 +87,8 @@ p50/p95 latency of the recall call. "overall" is categories 1-4 together;
 category 5 (adversarial) is reported apart. The last line of standard
 output is the summary:
   overall hit@1=0.410 hit@5=0.700 hit@10=0.800 hit@20=0.860 mrr=0.550
+Questions without evidence, or with an evidence id that names no turn of
+their conversation, are skipped, named on standard error and counted.
 
 Flags:
 `)
