@@ -79,7 +79,7 @@ type Question struct {
 	// Skip says why the question is not scored; empty when it is. A
 	// question is skipped when it has no evidence, or when one of its
 	// evidence ids names no turn of the conversation (a typo such as
-	// "D:11:26", or several ids in one string such as "D8:6; D9:17"):
+	// "D:2:5", or several ids in one string such as "D1:4; D2:7"):
 	// the evaluation does not guess what was meant.
 	Skip string
 }

@@ -25,7 +25,7 @@
 //	overall hit@1=0.410 hit@5=0.700 hit@10=0.800 hit@20=0.860 mrr=0.550
 //
 // A question without evidence, or with an evidence id that names no turn
-// of its conversation (such as "D8:6; D9:17", two ids in one string), is
+// of its conversation (such as "D1:4; D2:7", two ids in one string), is
 // skipped, named in a warning and counted in the report; -strict makes it
 // an error. A progress line is kept on standard error while the command
 // runs.
