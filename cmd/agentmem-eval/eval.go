@@ -1,0 +1,237 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// textStore is what the evaluation needs of a store: backend.Store's Add,
+// SearchText and Close. The command reaches the library through it only,
+// so every ranking technique measured is one a user's recall gets.
+type textStore interface {
+	Add(ctx context.Context, id memory.Identity, recs ...memory.Record) error
+	SearchText(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error)
+	Close() error
+}
+
+// opener returns a fresh, empty store for the conversation sampleID.
+type opener func(ctx context.Context, sampleID string) (textStore, error)
+
+// recallFunc asks st for the k records most relevant to the question text,
+// best first: one mode of the evaluation.
+type recallFunc func(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error)
+
+// modes are the evaluation's modes by name.
+var modes = map[string]struct {
+	about  string
+	recall recallFunc
+}{
+	"lexical": {"text search only, backend.Store.SearchText", lexicalRecall},
+}
+
+// lexicalRecall is the lexical mode: the library's text search, as is.
+func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+	return st.SearchText(ctx, id, q, text, k)
+}
+
+// diaKey is the metadata key under which each turn record carries its
+// LoCoMo dia_id, so a recalled record names the turn it is.
+const diaKey = "dia_id"
+
+// Identity returns the identity a conversation's turns are written and
+// recalled under: tenant "locomo", the sample id as user and session, and
+// agent "eval".
+func Identity(c Conversation) memory.Identity {
+	return memory.Identity{Tenant: "locomo", User: c.SampleID, Agent: "eval", Session: c.SampleID}
+}
+
+// recallQuery is the query of every recall: the turns of the conversation
+// (the session level, which also binds the user).
+var recallQuery = memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}}
+
+// Records returns the conversation's turns as the records to ingest, in
+// time order: speaker_a's turns with role user, speaker_b's with role
+// assistant, content "<speaker>: <text>", the turn's time, and its dia_id
+// in metadata.
+func Records(c Conversation) []memory.Record {
+	id := Identity(c)
+	recs := make([]memory.Record, len(c.Turns))
+	for i, t := range c.Turns {
+		role := memory.RoleUser
+		if t.Speaker == c.SpeakerB {
+			role = memory.RoleAssistant
+		}
+		r := memory.NewTurn(id, role, t.Speaker+": "+t.Text, t.Created)
+		r.Metadata = map[string]string{diaKey: t.DiaID}
+		recs[i] = r
+	}
+	return recs
+}
+
+// Evaluator runs the evaluation of one configuration.
+type Evaluator struct {
+	// Open returns a fresh store per conversation.
+	Open opener
+	// Recall is the mode's recall.
+	Recall recallFunc
+	// Strict makes a question with unknown or no evidence an error
+	// instead of a skipped question.
+	Strict bool
+	// Progress receives the progress line and warnings; nil discards them.
+	Progress *Progress
+}
+
+// Run ingests every conversation into its own store and asks it every
+// question, and returns the scores.
+func (e *Evaluator) Run(ctx context.Context, ds *Dataset) (*Report, error) {
+	r := &Report{Skipped: map[string]int{}, Conversations: len(ds.Conversations)}
+	for _, c := range ds.Conversations {
+		r.Turns += len(c.Turns)
+		r.Questions += len(c.Questions)
+	}
+	asked := 0
+	for ci, c := range ds.Conversations {
+		for _, q := range c.Questions {
+			if q.Skip == "" {
+				continue
+			}
+			msg := fmt.Sprintf("conversation %s, question %d (category %d) %q: %s %s", c.SampleID, q.Index+1, q.Category, q.Text, q.Skip, quoteAll(q.Evidence))
+			if e.Strict {
+				return nil, errors.New(msg)
+			}
+			r.Skipped[q.Skip]++
+			e.Progress.Log("skipped " + msg)
+		}
+		start := time.Now()
+		st, err := e.Open(ctx, c.SampleID)
+		if err != nil {
+			return nil, fmt.Errorf("conversation %s: opening its store: %w", c.SampleID, err)
+		}
+		err = e.conversation(ctx, st, c, r, ci, len(ds.Conversations), &asked, start)
+		if cerr := st.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("conversation %s: closing its store: %w", c.SampleID, cerr)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	e.Progress.Done()
+	return r, nil
+}
+
+// conversation ingests c into st and scores its questions into r.
+func (e *Evaluator) conversation(ctx context.Context, st textStore, c Conversation, r *Report, ci, nconv int, asked *int, start time.Time) error {
+	id := Identity(c)
+	recs := Records(c)
+	for len(recs) > 0 {
+		n := min(len(recs), memory.MaxBatch)
+		if err := st.Add(ctx, id, recs[:n]...); err != nil {
+			return fmt.Errorf("conversation %s: adding its turns: %w", c.SampleID, err)
+		}
+		recs = recs[n:]
+	}
+	r.Ingest += time.Since(start)
+	for _, q := range c.Questions {
+		*asked++
+		e.Progress.Update("conversation %d/%d, question %d/%d", ci+1, nconv, *asked, r.Questions)
+		if q.Skip != "" {
+			continue
+		}
+		t0 := time.Now()
+		ms, err := e.Recall(ctx, st, id, recallQuery, q.Text, Depth)
+		r.Latencies = append(r.Latencies, time.Since(t0))
+		if err != nil {
+			return fmt.Errorf("conversation %s, question %d %q: recall: %w", c.SampleID, q.Index+1, q.Text, err)
+		}
+		if len(ms) > Depth {
+			return fmt.Errorf("conversation %s, question %d: recall returned %d records, more than the %d asked for", c.SampleID, q.Index+1, len(ms), Depth)
+		}
+		dias := make([]string, len(ms))
+		for i, m := range ms {
+			d, ok := m.Record.Metadata[diaKey]
+			if !ok {
+				return fmt.Errorf("conversation %s, question %d: recall returned record %s, which has no %s: not a turn this evaluation wrote", c.SampleID, q.Index+1, m.Record.ID, diaKey)
+			}
+			dias[i] = d
+		}
+		r.ByCategory[q.Category].Add(FirstRank(dias, q.Evidence))
+	}
+	return nil
+}
+
+// quoteAll renders evidence ids for a warning.
+func quoteAll(ss []string) string {
+	if len(ss) == 0 {
+		return "(evidence [])"
+	}
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return "(evidence [" + strings.Join(q, ", ") + "])"
+}
+
+// Progress writes a progress line to a terminal or log, rewriting it in
+// place with a carriage return at most once per interval, and warnings on
+// lines of their own. A nil *Progress discards everything.
+type Progress struct {
+	w     io.Writer
+	every time.Duration
+	now   func() time.Time
+	last  time.Time
+	width int // the length of the line shown, 0 when none is
+}
+
+// NewProgress returns a Progress writing to w at most once per every.
+func NewProgress(w io.Writer, every time.Duration) *Progress {
+	return &Progress{w: w, every: every, now: time.Now}
+}
+
+// Update shows the progress line, unless one was shown less than the
+// interval ago.
+func (p *Progress) Update(format string, args ...any) {
+	if p == nil {
+		return
+	}
+	now := p.now()
+	if p.width > 0 && now.Sub(p.last) < p.every {
+		return
+	}
+	p.last = now
+	line := fmt.Sprintf(format, args...)
+	pad := max(p.width-len(line), 0)
+	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
+	p.width = len(line)
+}
+
+// Log writes msg on a line of its own, clearing the progress line first.
+func (p *Progress) Log(msg string) {
+	if p == nil {
+		return
+	}
+	p.clear()
+	fmt.Fprintln(p.w, msg)
+}
+
+// Done clears the progress line.
+func (p *Progress) Done() {
+	if p == nil {
+		return
+	}
+	p.clear()
+}
+
+// clear blanks the progress line shown, if any.
+func (p *Progress) clear() {
+	if p.width > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.width))
+		p.width = 0
+	}
+}
