@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/recall"
 )
 
 // textStore is what the evaluation needs of a store: backend.Store's Add,
@@ -33,11 +35,34 @@ var modes = map[string]struct {
 	about  string
 	recall recallFunc
 }{
-	"lexical": {"text search only, backend.Store.SearchText", lexicalRecall},
+	"lexical": {"the library's recall path with no model (package recall over Store.SearchText)", lexicalRecall},
+	"text":    {"text search alone, backend.Store.SearchText as is, for comparison", textRecall},
 }
 
-// lexicalRecall is the lexical mode: the library's text search, as is.
+// lexicalRecall is the lexical mode: package recall's Recaller with its
+// default options, over the store's text search.
 func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+	bs, ok := st.(*backend.Store)
+	if !ok {
+		return nil, fmt.Errorf("the lexical mode recalls through a *backend.Store, not a %T", st)
+	}
+	r, err := recall.New(bs, recall.Options{})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Recall(ctx, id, q, text, k)
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]driver.Match, len(res))
+	for i, x := range res {
+		ms[i] = driver.Match{Record: x.Record, Score: x.Score}
+	}
+	return ms, nil
+}
+
+// textRecall is the text mode: the library's text search, as is.
+func textRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
 	return st.SearchText(ctx, id, q, text, k)
 }
 
@@ -45,25 +70,33 @@ func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memo
 // LoCoMo dia_id, so a recalled record names the turn it is.
 const diaKey = "dia_id"
 
-// Identity returns the identity a conversation's turns are written and
-// recalled under: tenant "locomo", the sample id as user and session, and
-// agent "eval".
+// Identity returns the identity a conversation's questions are asked
+// under: tenant "locomo", the sample id as user, and agent "eval".
 func Identity(c Conversation) memory.Identity {
-	return memory.Identity{Tenant: "locomo", User: c.SampleID, Agent: "eval", Session: c.SampleID}
+	return memory.Identity{Tenant: "locomo", User: c.SampleID, Agent: "eval"}
 }
 
-// recallQuery is the query of every recall: the turns of the conversation
-// (the session level, which also binds the user).
-var recallQuery = memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}}
+// SessionIdentity returns the identity the turns of the conversation's
+// session n are written under: Identity with session "<sample id>/<n>",
+// as an agent writes each conversation session under a session of its own.
+func SessionIdentity(c Conversation, n int) memory.Identity {
+	id := Identity(c)
+	id.Session = fmt.Sprintf("%s/%d", c.SampleID, n)
+	return id
+}
+
+// recallQuery is the query of every recall: the turns of the conversation,
+// all its sessions (the user level).
+var recallQuery = memory.Query{Level: memory.LevelUser, Kinds: []memory.Kind{memory.KindTurn}}
 
 // Records returns the conversation's turns as the records to ingest, in
 // time order: speaker_a's turns with role user, speaker_b's with role
-// assistant, content "<speaker>: <text>", the turn's time, and its dia_id
-// in metadata.
+// assistant, content "<speaker>: <text>", the turn's time, its session's
+// identity (SessionIdentity), and its dia_id in metadata.
 func Records(c Conversation) []memory.Record {
-	id := Identity(c)
 	recs := make([]memory.Record, len(c.Turns))
 	for i, t := range c.Turns {
+		id := SessionIdentity(c, t.Session)
 		role := memory.RoleUser
 		if t.Speaker == c.SpeakerB {
 			role = memory.RoleAssistant
@@ -131,8 +164,12 @@ func (e *Evaluator) conversation(ctx context.Context, st textStore, c Conversati
 	id := Identity(c)
 	recs := Records(c)
 	for len(recs) > 0 {
-		n := min(len(recs), memory.MaxBatch)
-		if err := st.Add(ctx, id, recs[:n]...); err != nil {
+		// A batch of one session's turns, written by that session.
+		n := 1
+		for n < len(recs) && n < memory.MaxBatch && recs[n].Identity == recs[0].Identity {
+			n++
+		}
+		if err := st.Add(ctx, recs[0].Identity, recs[:n]...); err != nil {
 			return fmt.Errorf("conversation %s: adding its turns: %w", c.SampleID, err)
 		}
 		recs = recs[n:]

@@ -108,7 +108,7 @@ func mini(t *testing.T) *Dataset {
 
 func TestEvaluatorScores(t *testing.T) {
 	open, opened := fakeOpener(miniScript)
-	e := &Evaluator{Open: open, Recall: lexicalRecall}
+	e := &Evaluator{Open: open, Recall: textRecall}
 	r, err := e.Run(context.Background(), mini(t))
 	if err != nil {
 		t.Fatal(err)
@@ -143,22 +143,28 @@ func TestEvaluatorScores(t *testing.T) {
 	if !f.closed {
 		t.Error("the store was not closed")
 	}
-	want := memory.Identity{Tenant: "locomo", User: "conv-x", Agent: "eval", Session: "conv-x"}
-	if f.sample != "conv-x" || len(f.writers) != 1 || f.writers[0] != want {
-		t.Errorf("store for %q written by %v, want one Add by %v", f.sample, f.writers, want)
+	want := memory.Identity{Tenant: "locomo", User: "conv-x", Agent: "eval"}
+	session := func(n string) memory.Identity {
+		id := want
+		id.Session = "conv-x/" + n
+		return id
 	}
-	turns := []struct{ dia, role, content string }{
-		{"D1:1", "user", "Ann: hello bob"},
-		{"D1:2", "assistant", "Bob: hi ann"},
-		{"D2:1", "user", "Ann: two one"},
-		{"D10:1", "assistant", "Bob: ten one"},
+	// One Add per session, by that session.
+	if wantWriters := []memory.Identity{session("1"), session("2"), session("10")}; f.sample != "conv-x" || !slices.Equal(f.writers, wantWriters) {
+		t.Errorf("store for %q written by %v, want %v", f.sample, f.writers, wantWriters)
+	}
+	turns := []struct{ dia, role, content, session string }{
+		{"D1:1", "user", "Ann: hello bob", "1"},
+		{"D1:2", "assistant", "Bob: hi ann", "1"},
+		{"D2:1", "user", "Ann: two one", "2"},
+		{"D10:1", "assistant", "Bob: ten one", "10"},
 	}
 	if len(f.added) != len(turns) {
 		t.Fatalf("%d records added, want %d", len(f.added), len(turns))
 	}
 	for i, w := range turns {
 		a := f.added[i]
-		if a.Metadata[diaKey] != w.dia || a.Label != w.role || a.Content != w.content || a.Kind != memory.KindTurn || a.Identity != want || a.ID == "" {
+		if a.Metadata[diaKey] != w.dia || a.Label != w.role || a.Content != w.content || a.Kind != memory.KindTurn || a.Identity != session(w.session) || a.ID == "" {
 			t.Errorf("record %d: %+v, want %+v", i, a, w)
 		}
 		if i > 0 && !a.Created.After(f.added[i-1].Created) {
@@ -168,7 +174,7 @@ func TestEvaluatorScores(t *testing.T) {
 	var texts []string
 	for _, c := range f.asked {
 		texts = append(texts, c.text)
-		if c.id != want || c.k != Depth || c.q.Level != memory.LevelSession || !slices.Equal(c.q.Kinds, []memory.Kind{memory.KindTurn}) {
+		if c.id != want || c.k != Depth || c.q.Level != memory.LevelUser || !slices.Equal(c.q.Kinds, []memory.Kind{memory.KindTurn}) {
 			t.Errorf("recall %+v", c)
 		}
 	}
@@ -188,7 +194,7 @@ func TestEvaluatorStorePerConversation(t *testing.T) {
 		t.Fatal(err)
 	}
 	open, opened := fakeOpener(miniScript)
-	r, err := (&Evaluator{Open: open, Recall: lexicalRecall}).Run(context.Background(), ds)
+	r, err := (&Evaluator{Open: open, Recall: textRecall}).Run(context.Background(), ds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +210,7 @@ func TestEvaluatorStorePerConversation(t *testing.T) {
 			t.Errorf("store %d: for %q, %d records, closed %v", i, f.sample, len(f.added), f.closed)
 		}
 		for _, a := range f.added {
-			if a.Identity.User != sample || a.Identity.Session != sample {
+			if a.Identity.User != sample || !strings.HasPrefix(a.Identity.Session, sample+"/") {
 				t.Errorf("store of %s holds a record of %+v", sample, a.Identity)
 			}
 		}
@@ -213,7 +219,7 @@ func TestEvaluatorStorePerConversation(t *testing.T) {
 
 func TestEvaluatorStrict(t *testing.T) {
 	open, opened := fakeOpener(miniScript)
-	_, err := (&Evaluator{Open: open, Recall: lexicalRecall, Strict: true}).Run(context.Background(), mini(t))
+	_, err := (&Evaluator{Open: open, Recall: textRecall, Strict: true}).Run(context.Background(), mini(t))
 	if err == nil || !strings.Contains(err.Error(), `"typo?"`) || !strings.Contains(err.Error(), `"D1:1; D1:2"`) || !strings.Contains(err.Error(), "conv-x, question 3") {
 		t.Errorf("strict run: %v, want an error naming the question and its evidence", err)
 	}
@@ -250,7 +256,7 @@ func TestEvaluatorErrors(t *testing.T) {
 				}
 				return f, nil
 			}
-			_, err := (&Evaluator{Open: open, Recall: lexicalRecall}).Run(context.Background(), mini(t))
+			_, err := (&Evaluator{Open: open, Recall: textRecall}).Run(context.Background(), mini(t))
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}

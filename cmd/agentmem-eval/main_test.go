@@ -122,8 +122,10 @@ func TestTempStores(t *testing.T) {
 				}
 			} else {
 				c := mini(t).Conversations[0]
-				if err := st.Add(ctx, Identity(c), Records(c)...); err != nil {
-					t.Fatal(err)
+				for _, rec := range Records(c) {
+					if err := st.Add(ctx, rec.Identity, rec); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if ents, _ := os.ReadDir(tmp); len(ents) != 1 {
 					t.Errorf("%d entries in the temporary directory while the store is open, want 1", len(ents))
