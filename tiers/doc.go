@@ -18,7 +18,8 @@
 //     maxContextTokens is reached. Loading reads an append-only index
 //     backwards, so it costs the entries read, not the entries stored;
 //     ttl and maxEntries prune old entries by default. Search ranks the
-//     entries by term frequency for the vector-search tool (package
+//     entries by term frequency with BM25 over stemmed words, within the
+//     caller's scope, for the vector-search tool (package
 //     tiers/vectortool): the index holds every entry's text, so a new
 //     process's first search scans that one file, and an in-memory word
 //     index built in the background serves the searches after it.

@@ -62,7 +62,8 @@ type VectorOptions struct {
 // next, Recall reads entries newest first and injects as many as fit in
 // MaxContextTokens, in the "[Previous execution context]" block (oldest
 // line first, each rendered by RecalledLine, as Summary renders it).
-// Search finds entries by keyword, scored by term frequency, for the
+// Search finds entries by keyword, scored by term frequency with BM25
+// over stemmed words (internal/lexical), for the
 // vector-search tool.
 //
 // Entry files are named "<unix nanoseconds, 19 digits>-<counter>-<random

@@ -1,7 +1,5 @@
 package tiers
 
-import "github.com/agentmem/memory/internal/lexical"
-
 // startBuild builds the search index from the view's live entries in a
 // background goroutine, unless one is already at work or the Vector is
 // closed. The goroutine reads only what the entries were created with,
@@ -24,20 +22,20 @@ const buildCheckEvery = 256
 // build indexes live, then installs the index; see startBuild.
 func (v *Vector) build(live []*viewEntry, done chan struct{}) {
 	defer close(done)
-	x := lexical.NewIndex[*viewEntry]()
+	x := newTextIndex()
 	for i, e := range live {
 		if i%buildCheckEvery == 0 && v.closed.Load() {
 			v.endBuild(nil)
 			return
 		}
-		x.Add(e, e.text)
+		x.add(e)
 	}
 	v.endBuild(x)
 }
 
 // endBuild installs x, unless it is nil, the Vector was closed, or an
 // index is already in place, and notes that no build is at work.
-func (v *Vector) endBuild(x *lexical.Index[*viewEntry]) {
+func (v *Vector) endBuild(x *textIndex) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.building = nil

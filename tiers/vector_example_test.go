@@ -56,7 +56,7 @@ func ExampleVector() {
 		log.Fatal(err)
 	}
 	for _, m := range matches {
-		fmt.Printf("score %d in %s (the first entry: %t)\n", m.Score, m.Key, m.Entry == rec.Records[0].ID)
+		fmt.Printf("score %.3f in %s (the first entry: %t)\n", m.Score, m.Key, m.Entry == rec.Records[0].ID)
 	}
 	// Output:
 	// [Previous execution context]
@@ -65,5 +65,5 @@ func ExampleVector() {
 	//
 	// [Current task follows]
 	// You are a knowledge retrieval agent.
-	// score 2 in research/collect (the first entry: true)
+	// score 1.364 in research/collect (the first entry: true)
 }

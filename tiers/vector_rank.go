@@ -8,15 +8,12 @@ type hit = lexical.Hit[*viewEntry]
 // hitBefore reports whether a ranks before b: higher score, then newer,
 // then the greater name (names are unique, so the order is total and both
 // ways of searching return the same list).
-func hitBefore(a, b hit) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
+var hitBefore = lexical.ByScore(func(a, b *viewEntry) bool {
+	if a.created != b.created {
+		return a.created > b.created
 	}
-	if a.Ref.created != b.Ref.created {
-		return a.Ref.created > b.Ref.created
-	}
-	return a.Ref.name > b.Ref.name
-}
+	return a.name > b.name
+})
 
 // newTopK returns an empty ranking keeping the k best hits.
 func newTopK(k int) *lexical.TopK[*viewEntry] { return lexical.NewTopK(k, hitBefore) }

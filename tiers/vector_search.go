@@ -3,6 +3,7 @@ package tiers
 import (
 	"context"
 	"errors"
+	"iter"
 	"os"
 	"path/filepath"
 	"time"
@@ -31,29 +32,43 @@ type VectorMatch struct {
 	Text string
 	// Created is when the entry was saved.
 	Created time.Time
-	// Score is the entry's term-frequency score: the sum, over the distinct
-	// query terms, of how often each occurs in Text.
-	Score int
+	// Score is the entry's BM25 score for the query (see Search): greater
+	// is better, always above 0.
+	Score float64
 }
 
 // Search returns the k entries visible to id at the agent level that best
-// match query, scored by term frequency: query and entries are split into
-// lower-case words (runs of letters and digits), and an entry scores the
-// sum, over the distinct query words, of how often each occurs in it.
-// Entries scoring zero or older than the TTL are left out; ties go to the
-// newest entry. The scope filter is applied while scoring, before the top
-// k are chosen.
+// match query, ranked by BM25, the term-frequency score of search engines
+// with inverse document frequency and length normalisation:
+//
+//   - query and entries are analyzed alike into terms: words (runs of
+//     Unicode letters and digits) case-folded, English stopwords ("the",
+//     "and", "of", … 33 words) dropped, the rest stemmed with the Porter2
+//     English stemmer, so "restarted" matches "restart";
+//   - an entry scores, summed over the query's distinct terms it holds,
+//     idf · tf · (k1 + 1) / (tf + k1 · (1 − b + b · len / avglen)), with tf
+//     how often it holds the term, len its length in terms, k1 = 1.2,
+//     b = 0.75, and idf = ln(1 + (N − df + 0.5) / (df + 0.5));
+//   - N, df (entries holding the term) and avglen are counted over the
+//     entries the index lists in id's agent-level scope, never beyond it,
+//     so other agents' or users' entries move no score; entries older than
+//     the TTL, or whose file was removed by hand, count there until pruned,
+//     but are never returned.
+//
+// Entries holding no query term are left out; equal scores go to the
+// newest entry, then the greater name. The scope is applied before the
+// top k are chosen. A query of stopwords only matches nothing.
 //
 // Every Search first reads the index lines appended since the last one
 // (all of them, the first time), so entries written or pruned by other
 // processes are seen at once; the index file holds each entry's text, so
 // no entry file is opened. Until this Vector has an in-memory inverted
-// index (word -> entries), Search scans the texts for the query's words
+// index (one lexical.Index per writer identity), Search scans the texts
 // and starts building that index in the background; once it is built,
-// searches read only the postings of the query's words. Both ways rank
-// the same. A match whose entry file was removed by hand is dropped and
-// the next best takes its place, so every match names a file that can be
-// cited.
+// searches read only the postings of the query's terms in the scope's
+// partitions. Both ways rank the same, score for score. A match whose
+// entry file was removed by hand is dropped and the next best takes its
+// place, so every match names a file that can be cited.
 //
 // k must be between 1 and MaxSearchResults, and query valid UTF-8 of at
 // most MaxSearchQueryBytes bytes holding at least one word; otherwise the
@@ -63,7 +78,7 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 	if err := v.check(ctx); err != nil {
 		return nil, err
 	}
-	terms, err := queryTerms(query, k)
+	q, err := parseQuery(query, k)
 	if err != nil {
 		return nil, err
 	}
@@ -76,15 +91,16 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 	if err := v.refreshSearch(ctx); err != nil {
 		return nil, err
 	}
-	now := v.store.Now()
-	keep := func(e *viewEntry) bool {
-		return filter.Matches(e.who) && !v.stale(e.created, now)
+	if len(q.Terms()) == 0 {
+		return nil, nil
 	}
+	now := v.store.Now()
+	keep := func(e *viewEntry) bool { return !e.gone && !v.stale(e.created, now) }
 	var top []hit
 	if v.search.built() {
-		top, err = v.searchIndexed(terms, k, keep)
+		top, err = v.searchIndexed(&q, k, filter, keep)
 	} else {
-		top, err = v.searchScan(terms, k, keep)
+		top, err = v.searchScan(&q, k, filter, keep)
 		v.startBuild()
 	}
 	if err != nil {
@@ -111,32 +127,40 @@ func (v *Vector) Search(ctx context.Context, id memory.Identity, query string, k
 // memory.ErrTooLarge. The vector-search tool checks a model's arguments
 // with it, so a Search it then runs fails only for real failures.
 func CheckSearch(query string, k int) error {
-	_, err := queryTerms(query, k)
+	_, err := parseQuery(query, k)
 	return err
 }
 
-// searchIndexed ranks with the built search index. An entry removed by
-// hand leaves the index, and the ranking is redone. The caller holds v.mu.
-func (v *Vector) searchIndexed(terms []string, k int, keep func(*viewEntry) bool) ([]hit, error) {
-	q := lexical.NewQuery(terms)
+// searchIndexed ranks with the built search index, over the partitions of
+// the writers filter matches. An entry whose file was removed by hand is
+// marked gone, and the ranking redone. The caller holds v.mu.
+func (v *Vector) searchIndexed(q *lexical.Query, k int, filter memory.Filter, keep func(*viewEntry) bool) ([]hit, error) {
+	var parts []*lexical.Index[*viewEntry]
+	for who, x := range v.search.index.parts {
+		if filter.Matches(who) {
+			parts = append(parts, x)
+		}
+	}
 	for {
-		top := newTopK(k)
-		v.search.index.Score(&q, top, keep)
-		gone, err := v.dropGone(top.Hits(), v.search.index.Remove)
+		top, err := lexical.Search(q, parts, lexical.DefaultParams(), newTopK(k), keep)
+		if err != nil {
+			return nil, err
+		}
+		gone, err := v.dropGone(top)
 		if err != nil || !gone {
-			return top.Hits(), err
+			return top, err
 		}
 	}
 }
 
-// dropGone calls drop with every entry of top whose file is missing, and
-// reports whether there was one.
-func (v *Vector) dropGone(top []hit, drop func(*viewEntry)) (bool, error) {
+// dropGone marks gone every entry of top whose file is missing, and
+// reports whether there was one. The caller holds v.mu.
+func (v *Vector) dropGone(top []hit) (bool, error) {
 	gone := false
 	for _, h := range top {
 		_, err := os.Lstat(filepath.Join(v.dir, h.Ref.name))
 		if os.IsNotExist(err) {
-			drop(h.Ref)
+			h.Ref.gone = true
 			gone = true
 		} else if err != nil {
 			return false, fsError(err, "checking vector entry "+h.Ref.name)
@@ -173,16 +197,15 @@ func (v *Vector) refreshSearch(ctx context.Context) error {
 // Search scores with once it is built (see Vector.startBuild); index is
 // nil until then.
 type searchIndex struct {
-	index *lexical.Index[*viewEntry]
+	index *textIndex
 }
 
 // built reports whether the index is in place.
 func (s *searchIndex) built() bool { return s.index != nil }
 
 // update applies a view change to a built index. A reset (the index file
-// was replaced), or removed entries outnumbering live ones, discards the
-// index instead: the next Search scans and builds it anew in the
-// background.
+// was replaced) discards the index instead: the next Search scans and
+// builds it anew in the background.
 func (s *searchIndex) update(ch viewChange) {
 	if !s.built() {
 		return
@@ -193,29 +216,89 @@ func (s *searchIndex) update(ch viewChange) {
 	}
 	for _, e := range ch.added {
 		if !e.dead {
-			s.index.Add(e, e.text)
+			s.index.add(e)
 		}
 	}
 	for _, e := range ch.removed {
-		s.index.Remove(e)
+		s.index.remove(e)
 	}
-	if n := s.index.Removed(); n > 1024 && n > s.index.Len() {
-		s.index = nil
+}
+
+// textIndex is the search index: one lexical.Index partition per writer
+// identity, so that a search over one scope counts BM25's statistics over
+// the partitions of that scope only. Each partition drops the postings of
+// removed entries by itself once they outnumber its live ones.
+type textIndex struct {
+	parts map[memory.Identity]*lexical.Index[*viewEntry]
+	n     int // entries indexed
+}
+
+func newTextIndex() *textIndex {
+	return &textIndex{parts: map[memory.Identity]*lexical.Index[*viewEntry]{}}
+}
+
+// add indexes e's text in its writer's partition.
+func (x *textIndex) add(e *viewEntry) {
+	p := x.parts[e.who]
+	if p == nil {
+		p = lexical.NewIndex[*viewEntry]()
+		x.parts[e.who] = p
+	}
+	if p.Add(e, e.text) {
+		x.n++
+	}
+}
+
+// remove drops e, if indexed, and its partition once empty.
+func (x *textIndex) remove(e *viewEntry) {
+	p := x.parts[e.who]
+	if p == nil || !p.Remove(e) {
+		return
+	}
+	x.n--
+	if p.Len() == 0 {
+		delete(x.parts, e.who)
+	}
+}
+
+// has reports whether e is indexed.
+func (x *textIndex) has(e *viewEntry) bool {
+	p := x.parts[e.who]
+	return p != nil && p.Has(e)
+}
+
+// Len returns how many entries are indexed.
+func (x *textIndex) Len() int { return x.n }
+
+// Refs yields the indexed entries; the caller may remove the one yielded.
+func (x *textIndex) Refs() iter.Seq[*viewEntry] {
+	return func(yield func(*viewEntry) bool) {
+		for _, p := range x.parts {
+			for e := range p.Refs() {
+				if !yield(e) {
+					return
+				}
+			}
+		}
 	}
 }
 
 // reconcile makes an index built from an earlier view agree with w: it
 // drops the entries w no longer holds (or holds as another entry, after
 // a reset) and adds w's live entries it lacks.
-func reconcile(x *lexical.Index[*viewEntry], w *indexView) {
+func reconcile(x *textIndex, w *indexView) {
+	var drop []*viewEntry
 	for e := range x.Refs() {
 		if w.byName[e.name] != e {
-			x.Remove(e)
+			drop = append(drop, e)
 		}
 	}
+	for _, e := range drop {
+		x.remove(e)
+	}
 	for _, e := range w.order {
-		if !e.dead && !x.Has(e) {
-			x.Add(e, e.text)
+		if !e.dead && !x.has(e) {
+			x.add(e)
 		}
 	}
 }

@@ -65,8 +65,8 @@ func seedRandom(t *testing.T, dir string, rng *rand.Rand, n int) []vectorEntry {
 // searchWords are what random entry texts and queries are made of: words
 // in several cases, letters whose lower case differs in length, digits,
 // separators and invalid UTF-8 (lexical's tests cover the words in depth).
-var searchWords = []string{"openssl", "OpenSSL", "cve", "2024", "key", "\u212aey", "İstanbul", "istanbul", "straße", "a1", "x",
-	" ", ", ", " | ", "\u2014", "\xff"}
+var searchWords = []string{"openssl", "OpenSSL", "cve", "2024", "key", "keys", "\u212aey", "İstanbul", "istanbul", "straße", "a1", "x",
+	"the", "restarted", "restart", " ", ", ", " | ", "\u2014", "\xff"}
 
 // randomText joins n random searchWords.
 func randomText(rng *rand.Rand, n int) string {
@@ -77,62 +77,58 @@ func randomText(rng *rand.Rand, n int) string {
 	return b.String()
 }
 
-// referenceScore is the term-frequency score by definition: how many of
-// the words of text (lexical.Words) are one of the terms.
-func referenceScore(terms []string, text string) int {
-	n := 0
-	for w := range lexical.Words(text) {
-		if slices.Contains(terms, w) {
-			n++
-		}
-	}
-	return n
-}
-
-// referenceSearch is Search by brute force: it reads every entry file in
-// dir, keeps those id may see that are younger than ttl at now, scores
-// each with referenceScore and sorts them all.
+// referenceSearch is Search by brute force, with lexical.Rank: it reads
+// the index file line by line for the entries it lists in id's scope (the
+// documents BM25's statistics count) and returns the best k of those
+// whose entry file exists and that are younger than ttl at now.
 func referenceSearch(t *testing.T, dir string, id memory.Identity, ttl time.Duration, now time.Time, query string, k int) []string {
 	t.Helper()
-	terms, err := queryTerms(query, k)
-	if err != nil {
+	if _, err := parseQuery(query, k); err != nil {
 		t.Fatal(err)
 	}
 	filter, err := memory.Posture{}.Filter(id, memory.LevelAgent)
 	if err != nil {
 		t.Fatal(err)
 	}
-	names, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	data, err := os.ReadFile(filepath.Join(dir, vectorIndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	type scored struct {
-		e     vectorEntry
-		score int
-	}
-	var all []scored
-	for _, path := range names {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, _, ok := decodeEntry(filepath.Base(path), data)
-		if !ok {
-			t.Fatalf("entry %s does not decode", path)
-		}
-		if !filter.Matches(e.who) || !now.Before(time.Unix(0, e.created).Add(ttl)) {
-			continue
-		}
-		if n := referenceScore(terms, e.text); n > 0 {
-			all = append(all, scored{e, n})
+	listed := map[string]vectorEntry{}
+	var names []string
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		add, e, ok := parseLineString(line)
+		switch {
+		case !ok:
+		case add:
+			if _, dup := listed[e.name]; !dup {
+				names = append(names, e.name)
+			}
+			listed[e.name] = e
+		default:
+			delete(listed, e.name)
 		}
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(b.e.created, a.e.created), strings.Compare(b.e.name, a.e.name))
+	var docs []lexical.Doc[vectorEntry]
+	for _, name := range names {
+		if e, ok := listed[name]; ok && filter.Matches(e.who) {
+			docs = append(docs, lexical.Doc[vectorEntry]{Ref: e, Text: e.text})
+		}
+	}
+	keep := func(e vectorEntry) bool {
+		_, err := os.Stat(filepath.Join(dir, e.name))
+		return err == nil && now.Before(time.Unix(0, e.created).Add(ttl))
+	}
+	order := lexical.ByScore(func(a, b vectorEntry) bool {
+		return cmp.Or(cmp.Compare(b.created, a.created), strings.Compare(b.name, a.name)) < 0
 	})
+	hits, err := lexical.Rank(query, docs, lexical.DefaultParams(), k, order, keep)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var out []string
-	for _, s := range all[:min(k, len(all))] {
-		out = append(out, fmt.Sprintf("%d %s %s", s.score, s.e.name, s.e.text))
+	for _, h := range hits {
+		out = append(out, fmt.Sprintf("%v %s %s", h.Score, h.Ref.name, h.Ref.text))
 	}
 	return out
 }
@@ -141,7 +137,7 @@ func referenceSearch(t *testing.T, dir string, id memory.Identity, ttl time.Dura
 func describeMatches(ms []VectorMatch) []string {
 	var out []string
 	for _, m := range ms {
-		out = append(out, fmt.Sprintf("%d %s %s", m.Score, m.Entry, m.Text))
+		out = append(out, fmt.Sprintf("%v %s %s", m.Score, m.Entry, m.Text))
 	}
 	return out
 }
@@ -150,7 +146,7 @@ func describeMatches(ms []VectorMatch) []string {
 func randomQuery(rng *rand.Rand) string {
 	for {
 		q := strings.ToValidUTF8(randomText(rng, 1+rng.IntN(4)), " ")
-		if _, err := queryTerms(q, 1); err == nil {
+		if pq, err := parseQuery(q, 1); err == nil && len(pq.Terms()) > 0 {
 			return q
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers"
 )
@@ -450,15 +451,29 @@ func TestVectorSearch(t *testing.T) {
 	}
 	var got []string
 	for _, m := range ms {
-		got = append(got, fmt.Sprintf("%d %s", m.Score, m.Text))
+		got = append(got, fmt.Sprintf("%.4f %s", m.Score, m.Text))
 		if _, err := os.Stat(filepath.Join(v.Dir(), m.Entry)); err != nil {
 			t.Errorf("match names entry %s, which is not a file: %v", m.Entry, err)
 		}
 	}
-	want := []string{
-		"4 " + steps[0].Summary(), // openssl x3, upgrade x1; the query's repeated word counts once
-		"1 " + steps[3].Summary(), // ties: newest first
-		"1 " + steps[2].Summary(),
+	// BM25 over the monitor's entries alone: the retriever's entry, of
+	// another agent, holds the query's words but moves no score. The
+	// query's repeated word counts once; the shorter of the two entries
+	// holding "openssl" once ranks first.
+	docs := make([]lexical.Doc[int], len(steps))
+	for i, s := range steps {
+		docs[i] = lexical.Doc[int]{Ref: i, Text: s.Summary()}
+	}
+	ref, err := lexical.Rank("OpenSSL openssl upgrade", docs, lexical.DefaultParams(), 3, lexical.ByScore(func(a, b int) bool { return a > b }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, h := range ref {
+		want = append(want, fmt.Sprintf("%.4f %s", h.Score, steps[h.Ref].Summary()))
+	}
+	if len(want) != 3 || ref[0].Ref != 0 || ref[1].Ref != 3 || ref[2].Ref != 2 || !(ref[0].Score > 1.5 && ref[2].Score < 0.4) {
+		t.Fatalf("reference ranking %v", ref)
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("search found\n%q\nwant\n%q", got, want)

@@ -27,6 +27,10 @@ type indexView struct {
 type viewEntry struct {
 	vectorEntry
 	dead bool
+	// gone is set, under Vector.mu, once a Search found the entry's file
+	// removed by hand: Search no longer returns it, though the index still
+	// lists it (and so BM25's statistics count it) until pruned or rebuilt.
+	gone bool
 }
 
 // viewChange is what a refresh found: with reset, the view was read from

@@ -2,33 +2,85 @@ package lexical_test
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/agentmem/memory/internal/lexical"
 )
 
+// byName orders hits by score, then by name.
+var byName = lexical.ByScore(func(a, b string) bool { return a < b })
+
 // An index of entries keyed by their names, searched for the two best.
 func Example() {
-	texts := map[string]string{
-		"a.txt": "OpenSSL upgrade needed on the payments host",
-		"b.txt": "payments latency spike; payments pods restarted",
-		"c.txt": "nothing to report",
-	}
 	x := lexical.NewIndex[string]()
-	for name, text := range texts {
-		x.Add(name, text)
+	x.Add("a.txt", "OpenSSL upgrade needed on the payments host")
+	x.Add("b.txt", "Payments latency spiked; the payment pods were restarted")
+	x.Add("c.txt", "nothing to report")
+	q := lexical.NewQuery("payment spikes")
+	hits, err := x.Search(&q, lexical.DefaultParams(), lexical.NewTopK(2, byName), nil)
+	if err != nil {
+		panic(err)
 	}
-	q := lexical.NewQuery(lexical.Terms("payments spike"))
-	top := lexical.NewTopK(2, func(a, b lexical.Hit[string]) bool {
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.Ref < b.Ref
-	})
-	x.Score(&q, top, func(string) bool { return true })
-	for _, h := range top.Hits() {
-		fmt.Println(h.Ref, h.Score, q.Count(texts[h.Ref]))
+	for _, h := range hits {
+		fmt.Printf("%s %.3f\n", h.Ref, h.Score)
 	}
 	// Output:
-	// b.txt 3 3
-	// a.txt 1 1
+	// b.txt 1.381
+	// a.txt 0.457
+}
+
+// The words of a text as the index sees them: folded, stopwords dropped,
+// stemmed.
+func ExampleAnalyze() {
+	fmt.Println(slices.Collect(lexical.Analyze("The pods were RESTARTED after connecting to the databases")))
+	// Output:
+	// [pod were restart after connect databas]
+}
+
+// A search over the partitions one reader may see: one index per writer,
+// statistics from exactly the partitions searched, and a filter applied
+// before the best are chosen.
+func ExampleSearch() {
+	byWriter := map[string]*lexical.Index[string]{
+		"alice": lexical.NewIndex[string](),
+		"bob":   lexical.NewIndex[string](),
+		"carol": lexical.NewIndex[string](),
+	}
+	byWriter["alice"].Add("alice/1", "deploy the billing service")
+	byWriter["bob"].Add("bob/1", "billing deploy failed, rolled back")
+	byWriter["bob"].Add("bob/2", "billing notes (draft)")
+	byWriter["carol"].Add("carol/1", "billing billing billing") // not searched: moves no score
+	q := lexical.NewQuery("billing deploy")
+	parts := []*lexical.Index[string]{byWriter["alice"], byWriter["bob"]}
+	notDraft := func(ref string) bool { return ref != "bob/2" }
+	hits, err := lexical.Search(&q, parts, lexical.DefaultParams(), lexical.NewTopK(5, byName), notDraft)
+	if err != nil {
+		panic(err)
+	}
+	for _, h := range hits {
+		fmt.Printf("%s %.3f\n", h.Ref, h.Score)
+	}
+	// Output:
+	// alice/1 0.652
+	// bob/1 0.525
+}
+
+// The reference ranking, from the texts alone: what Search over an index
+// of the same texts returns.
+func ExampleRank() {
+	docs := []lexical.Doc[string]{
+		{Ref: "x", Text: "payments latency spike"},
+		{Ref: "y", Text: "payments payments restarted"},
+		{Ref: "z", Text: "nothing to report"},
+	}
+	hits, err := lexical.Rank("payments spike", docs, lexical.DefaultParams(), 10, byName, nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, h := range hits {
+		fmt.Printf("%s %.3f\n", h.Ref, h.Score)
+	}
+	// Output:
+	// x 1.380
+	// y 0.624
 }

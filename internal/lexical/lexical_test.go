@@ -1,34 +1,131 @@
 package lexical
 
 import (
+	"errors"
+	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/agentmem/memory"
 )
 
-// referenceCount is the definition Query.Count must meet: the sum, over
-// the distinct terms, of how often Words yields each.
-func referenceCount(terms []string, text string) int {
-	n := 0
-	for w := range Words(text) {
-		if slices.Contains(terms, w) {
-			n++
-		}
+func TestWords(t *testing.T) {
+	long := strings.Repeat("x", MaxWordBytes+10)
+	got := slices.Collect(Words("OpenSSL 3.0: upgrade—now! \u212aey İstanbul\xffx ΟΔΟΣ οδος " + long + " end"))
+	want := []string{"openssl", "3", "0", "upgrade", "now", "key", "istanbul", "x", "οδοσ", "οδοσ", long[:MaxWordBytes], "end"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Words = %q, want %q", got, want)
 	}
-	return n
+	// The cut falls on a rune boundary: 63 bytes of "x" and a two-byte
+	// letter do not fit in 64.
+	w := slices.Collect(Words(strings.Repeat("x", MaxWordBytes-1) + "é"))
+	if len(w) != 1 || w[0] != strings.Repeat("x", MaxWordBytes-1) {
+		t.Errorf("cut word = %q", w)
+	}
 }
 
+func TestAnalyze(t *testing.T) {
+	got := slices.Collect(Analyze("The payments pods were restarted, and THE connection is connecting to 2 databases"))
+	want := []string{"payment", "pod", "were", "restart", "connect", "connect", "2", "databas"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Analyze = %q, want %q", got, want)
+	}
+	if got, want := Terms("a B a b c connected connection"), []string{"b", "c", "connect"}; !slices.Equal(got, want) {
+		t.Errorf("Terms = %q, want %q", got, want)
+	}
+	for _, text := range []string{" -- ", "the a an of", ""} {
+		if got := Terms(text); len(got) != 0 {
+			t.Errorf("Terms(%q) = %q, want none", text, got)
+		}
+	}
+	if !IsStopword("the") || IsStopword("what") || IsStopword("The") {
+		t.Error("IsStopword")
+	}
+	if Stem("running") != "run" || Stem("café") != "café" || Stem("x2s") != "x2s" {
+		t.Errorf("Stem: %q %q %q", Stem("running"), Stem("café"), Stem("x2s"))
+	}
+}
+
+// TestBM25Formula checks the scores of a tiny corpus against the formula
+// written out by hand.
+func TestBM25Formula(t *testing.T) {
+	docs := []Doc[string]{
+		{"a", "payments latency spike"},      // 3 terms
+		{"b", "payments payments restarted"}, // 3 terms
+		{"c", "nothing report"},              // 2 terms
+	}
+	const k1, b = 1.2, 0.75
+	avgdl := 8.0 / 3
+	idf := func(df float64) float64 { return math.Log(1 + (3-df+0.5)/(df+0.5)) }
+	w := func(tf, dl, df float64) float64 {
+		return idf(df) * tf * (k1 + 1) / (tf + k1*(1-b+b*dl/avgdl))
+	}
+	want := map[string]float64{
+		"a": w(1, 3, 2) + w(1, 3, 1),
+		"b": w(2, 3, 2),
+	}
+	hits, err := Rank("payments spike", docs, DefaultParams(), 10, ByScore(func(a, b string) bool { return a < b }), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 {
+		t.Fatalf("hits %v", hits)
+	}
+	for _, h := range hits {
+		if math.Abs(h.Score-want[h.Ref]) > 1e-12 {
+			t.Errorf("%s scored %v, want %v", h.Ref, h.Score, want[h.Ref])
+		}
+	}
+	if hits[0].Ref != "a" {
+		t.Errorf("best is %s, want a (the rarer term)", hits[0].Ref)
+	}
+	if IDF(10, 10) <= 0 || IDF(10, 0) <= IDF(10, 1) {
+		t.Errorf("IDF(10,10) = %v, IDF(10,0) = %v, IDF(10,1) = %v", IDF(10, 10), IDF(10, 0), IDF(10, 1))
+	}
+}
+
+func TestParams(t *testing.T) {
+	for _, p := range []Params{{-1, 0.5}, {math.NaN(), 0.5}, {math.Inf(1), 0.5}, {1, -0.1}, {1, 1.5}, {1, math.NaN()}} {
+		if err := p.Validate(); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("%v: %v", p, err)
+		}
+		x := NewIndex[int]()
+		x.Add(1, "word")
+		q := NewQuery("word")
+		if _, err := x.Search(&q, p, NewTopK(1, byID), nil); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("Search with %v: %v", p, err)
+		}
+		if _, err := Rank("word", []Doc[int]{{1, "word"}}, p, 1, byID, nil); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("Rank with %v: %v", p, err)
+		}
+	}
+	for _, p := range []Params{{}, {0, 1}, DefaultParams(), {3, 0.3}} {
+		if err := p.Validate(); err != nil {
+			t.Errorf("%v: %v", p, err)
+		}
+	}
+	if _, err := Rank("word", nil, DefaultParams(), 0, byID, nil); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("Rank with k 0: %v", err)
+	}
+}
+
+// byID orders int references' hits by score, then the greater id first.
+var byID = ByScore(func(a, b int) bool { return a > b })
+
 // pieces are what random texts and queries are made of: words in several
-// cases, letters whose lower case differs in length or is ASCII (the
-// Kelvin sign, the Turkish dotted I), digits, separators of one and
-// several bytes, and invalid UTF-8.
+// cases and inflections, stopwords, letters whose case variants differ in
+// length (the Kelvin sign, the Turkish dotted I), digits, separators of
+// one and several bytes, invalid UTF-8, and words past MaxWordBytes.
 var pieces = []string{
-	"openssl", "OpenSSL", "OPENSSL", "cve", "CVE", "2024", "x", "K", "\u212a", "\u212aey", "key", "KEY",
-	"İstanbul", "istanbul", "i̇stanbul", "straße", "STRASSE", "Ωmega", "ωmega", "日本", "語",
-	" ", "-", ": ", " | ", "\u00a0", "\u2014", "\xff", "\xe2\x82", "_", "é", "É", "a", "A1",
-	strings.Repeat("long", 17), strings.Repeat("LONG", 17),
+	"openssl", "OpenSSL", "cve", "CVE", "2024", "x", "K", "\u212a", "\u212aey", "key", "KEY", "keys",
+	"İstanbul", "istanbul", "straße", "Ωmega", "ωmega", "日本", "語", "the", "The", "and", "of",
+	"connect", "connected", "connection", "running", "run", "runs", "payments", "payment",
+	" ", " ", " ", "-", ": ", " | ", "\u00a0", "\u2014", "\xff", "\xe2\x82", "_", "é", "É", "a", "A1",
+	strings.Repeat("long", 17), strings.Repeat("LONG", 18),
 }
 
 func randomText(rng *rand.Rand, n int) string {
@@ -39,133 +136,190 @@ func randomText(rng *rand.Rand, n int) string {
 	return b.String()
 }
 
-// randomTerms returns the distinct words of a random query with at least
-// one word.
-func randomTerms(rng *rand.Rand) []string {
+// randomQuery returns a random query text with at least one term.
+func randomQuery(rng *rand.Rand) string {
 	for {
-		if terms := Terms(strings.ToValidUTF8(randomText(rng, 1+rng.IntN(6)), " ")); len(terms) > 0 {
-			return terms
+		s := strings.ToValidUTF8(randomText(rng, 1+rng.IntN(6)), " ")
+		if len(Terms(s)) > 0 {
+			return s
 		}
 	}
 }
 
-func TestWordsAndTerms(t *testing.T) {
-	got := slices.Collect(Words("OpenSSL 3.0: upgrade—now! \u212aey İstanbul\xffx"))
-	want := []string{"openssl", "3", "0", "upgrade", "now", "key", "istanbul", "x"} // İ lowers to i
-	if !slices.Equal(got, want) {
-		t.Errorf("Words = %q, want %q", got, want)
-	}
-	if got, want := Terms("a B a b c"), []string{"a", "b", "c"}; !slices.Equal(got, want) {
-		t.Errorf("Terms = %q, want %q", got, want)
-	}
-	if got := Terms(" -- "); len(got) != 0 {
-		t.Errorf("Terms of no words = %q", got)
-	}
-}
-
-// TestCountMatchesReference checks the fast count against Words on
-// random texts and queries built from tricky pieces.
-func TestCountMatchesReference(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 20000 {
-		terms := randomTerms(rng)
-		text := randomText(rng, rng.IntN(30))
-		q := NewQuery(terms)
-		if got, want := q.Count(text), referenceCount(terms, text); got != want {
-			t.Fatalf("case %d: Count(%q) with terms %q = %d, want %d", i, text, terms, got, want)
-		}
-	}
-}
-
-// FuzzCount checks the fast count against Words on any query and text.
-func FuzzCount(f *testing.F) {
-	f.Add("openssl upgrade", "[scan/cve] Task: check OpenSSL | Result: openssl upgrade needed")
-	f.Add("key", "\u212aey KEY k\u212a")
-	f.Add("istanbul", "İstanbul \xff istanbul")
-	f.Add(strings.Repeat("long", 17), strings.Repeat("LONG", 17)+" x")
-	f.Fuzz(func(t *testing.T, query, text string) {
-		if !utf8.ValidString(query) {
-			return
-		}
-		terms := Terms(query)
-		q := NewQuery(terms)
-		if got, want := q.Count(text), referenceCount(terms, text); got != want {
-			t.Fatalf("Count(%q) with terms %q = %d, want %d", text, terms, got, want)
-		}
-	})
-}
-
-// ref is a test reference: an id and the text indexed under it.
-type ref struct {
-	id   int
-	text string
-}
-
-func before(a, b Hit[*ref]) bool {
-	if a.Score != b.Score {
-		return a.Score > b.Score
-	}
-	return a.Ref.id > b.Ref.id
-}
-
-// TestIndexMatchesCount checks that an Index, under random adds and
-// removes, ranks exactly as counting every live text does, with a keep
-// filter applied before the best k are chosen.
-func TestIndexMatchesCount(t *testing.T) {
+// TestSearchMatchesRank checks that Search over any set of partitions,
+// under random adds and removes, ranks exactly as Rank over the live
+// documents of those partitions: the same references with bit-identical
+// scores, keep applied before the best k are chosen.
+func TestSearchMatchesRank(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	x := NewIndex[*ref]()
-	var live []*ref
-	for step := range 3000 {
-		if len(live) > 0 && rng.IntN(4) == 0 {
-			i := rng.IntN(len(live))
-			x.Remove(live[i])
-			x.Remove(live[i]) // twice is once
-			live = slices.Delete(live, i, i+1)
+	const nparts = 4
+	parts := make([]*Index[int], nparts)
+	live := make([]map[int]string, nparts)
+	for i := range parts {
+		parts[i] = NewIndex[int]()
+		live[i] = map[int]string{}
+	}
+	params := []Params{DefaultParams(), {}, {K1: 2, B: 1}}
+	for step := range 6000 {
+		pi := rng.IntN(nparts)
+		x := parts[pi]
+		if len(live[pi]) > 0 && rng.IntN(3) == 0 {
+			var ref int
+			for ref = range live[pi] {
+				break
+			}
+			if !x.Remove(ref) || x.Remove(ref) {
+				t.Fatalf("step %d: Remove of %d not once", step, ref)
+			}
+			delete(live[pi], ref)
 		} else {
-			r := &ref{id: step, text: randomText(rng, rng.IntN(20))}
-			x.Add(r, r.text)
-			x.Add(r, "ignored: an indexed reference keeps its text")
-			live = append(live, r)
+			text := randomText(rng, rng.IntN(20))
+			if !x.Add(step, text) || x.Add(step, "ignored: an indexed reference keeps its text") {
+				t.Fatalf("step %d: Add not once", step)
+			}
+			live[pi][step] = text
 		}
-		if x.Len() != len(live) || len(live) > 0 && !x.Has(live[len(live)-1]) {
-			t.Fatalf("step %d: Len %d, want %d", step, x.Len(), len(live))
+		if x.Len() != len(live[pi]) || x.Removed() > max(x.Len(), compactAt) {
+			t.Fatalf("step %d: Len %d Removed %d, want Len %d", step, x.Len(), x.Removed(), len(live[pi]))
 		}
-		if step%10 != 0 {
+		if step%7 != 0 {
 			continue
 		}
-		q := NewQuery(randomTerms(rng))
-		k := 1 + rng.IntN(8)
-		odd := func(r *ref) bool { return r.id%2 == 1 }
-		got := NewTopK(k, before)
-		x.Score(&q, got, odd)
-		want := NewTopK(k, before)
-		for _, r := range live {
-			if n := q.Count(r.text); n > 0 && odd(r) {
-				want.Insert(Hit[*ref]{Ref: r, Score: n})
+		var searched []*Index[int]
+		var docs []Doc[int]
+		for i := range parts {
+			if rng.IntN(2) == 0 {
+				searched = append(searched, parts[i])
+				for ref, text := range live[i] {
+					docs = append(docs, Doc[int]{ref, text})
+				}
 			}
 		}
-		if !slices.Equal(got.Hits(), want.Hits()) {
-			t.Fatalf("step %d: index ranked %v, counting %v", step, hitsOf(got), hitsOf(want))
+		query := randomQuery(rng)
+		q := NewQuery(query)
+		k := 1 + rng.IntN(8)
+		p := params[rng.IntN(len(params))]
+		odd := func(r int) bool { return r%2 == 1 }
+		got, err := Search(&q, searched, p, NewTopK(k, byID), odd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Rank(query, docs, p, k, byID, odd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("step %d, query %q: Search %v, Rank %v", step, query, got, want)
+		}
+		// Counting texts one by one, as a scan does, scores the same.
+		var st Stats
+		tf := make([]int, len(q.Terms()))
+		for _, d := range docs {
+			st.AddDoc(q.Count(d.Text, tf), tf)
+		}
+		var sum Stats
+		for _, x := range searched {
+			sum.Add(x.Stats(&q))
+		}
+		if sum.Docs != st.Docs || sum.Length != st.Length || len(docs) > 0 && !slices.Equal(sum.DF, st.DF) {
+			t.Fatalf("step %d: index stats %+v, counted %+v", step, sum, st)
+		}
+		sc := NewScorer(st, p)
+		scan := NewTopK(k, byID)
+		for _, d := range docs {
+			if s := sc.Score(q.Count(d.Text, tf), tf); s > 0 && odd(d.Ref) {
+				if h := (Hit[int]{d.Ref, s}); scan.Wants(h) {
+					scan.Insert(h)
+				}
+			}
+		}
+		if !slices.Equal(scan.Hits(), want) {
+			t.Fatalf("step %d, query %q: scan %v, Rank %v", step, query, scan.Hits(), want)
 		}
 	}
 	n := 0
-	for r := range x.Refs() {
-		if !slices.Contains(live, r) {
-			t.Fatalf("Refs yields %d, which is not live", r.id)
+	for ref := range parts[0].Refs() {
+		if _, ok := live[0][ref]; !ok {
+			t.Fatalf("Refs yields %d, which is not live", ref)
 		}
 		n++
 	}
-	if n != len(live) {
-		t.Fatalf("Refs yields %d references, want %d", n, len(live))
+	if n != len(live[0]) {
+		t.Fatalf("Refs yields %d references, want %d", n, len(live[0]))
 	}
 }
 
-func hitsOf(t *TopK[*ref]) []string {
-	var out []string
-	for _, h := range t.Hits() {
-		out = append(out, strings.Repeat("*", h.Score)+" "+h.Ref.text)
+// TestOutsideScopeMovesNoScore checks that documents in a partition not
+// searched change no score, and that documents keep refuses still count.
+func TestOutsideScopeMovesNoScore(t *testing.T) {
+	mine, theirs := NewIndex[int](), NewIndex[int]()
+	mine.Add(1, "openssl upgrade needed on payments")
+	mine.Add(2, "payments latency spike")
+	q := NewQuery("openssl payments")
+	before, _ := Search(&q, []*Index[int]{mine}, DefaultParams(), NewTopK(5, byID), nil)
+	for i := range 1000 {
+		theirs.Add(100+i, "openssl openssl openssl")
 	}
-	return out
+	after, _ := Search(&q, []*Index[int]{mine, mine}, DefaultParams(), NewTopK(5, byID), nil)
+	if !slices.Equal(before, after) || len(before) != 2 {
+		t.Fatalf("another partition moved the scores: %v, then %v", before, after)
+	}
+	both, _ := Search(&q, []*Index[int]{mine, theirs}, DefaultParams(), NewTopK(5, byID), func(r int) bool { return r < 100 })
+	if len(both) != 2 || both[0].Score == before[0].Score {
+		t.Fatalf("searched partitions' statistics not counted: %v vs %v", both, before)
+	}
+}
+
+// TestTies checks that documents of the same terms and length score
+// exactly alike, however they were reached, and are ordered by the tie.
+func TestTies(t *testing.T) {
+	a, b := NewIndex[int](), NewIndex[int]()
+	words := "alpha beta gamma delta epsilon zeta eta theta"
+	for i := range 50 {
+		// The same words in another order, in another partition.
+		w := strings.Fields(words)
+		rand.New(rand.NewPCG(uint64(i), 1)).Shuffle(len(w), func(i, j int) { w[i], w[j] = w[j], w[i] })
+		if i%2 == 0 {
+			a.Add(i, strings.Join(w, " "))
+		} else {
+			b.Add(i, strings.Join(w, " "))
+		}
+		a.Add(1000+i, fmt.Sprintf("filler %d text", i))
+	}
+	q := NewQuery("theta alpha delta zeta")
+	hits, err := Search(&q, []*Index[int]{a, b}, DefaultParams(), NewTopK(50, byID), nil)
+	if err != nil || len(hits) != 50 {
+		t.Fatalf("%v, %v", len(hits), err)
+	}
+	for i, h := range hits {
+		if h.Score != hits[0].Score || h.Ref != 49-i {
+			t.Fatalf("hit %d: %v, want ref %d with score %v", i, h, 49-i, hits[0].Score)
+		}
+	}
+}
+
+// TestCompactionBoundsDeadWeight adds and removes many documents and
+// checks the index holds postings of at most about as many removed
+// documents as live ones.
+func TestCompactionBoundsDeadWeight(t *testing.T) {
+	x := NewIndex[int]()
+	for i := range 100_000 {
+		x.Add(i, fmt.Sprintf("entry %d holds word%d", i, i%1000))
+		if i >= 10 {
+			x.Remove(i - 10)
+		}
+		if len(x.refs) > 2*max(x.Len(), compactAt)+1 {
+			t.Fatalf("after %d: %d documents held for %d live", i, len(x.refs), x.Len())
+		}
+	}
+	if len(x.postings) > 2000 {
+		t.Fatalf("%d terms held for %d live documents", len(x.postings), x.Len())
+	}
+	q := NewQuery("word999 entry")
+	hits, _ := x.Search(&q, DefaultParams(), NewTopK(3, byID), nil)
+	if len(hits) != 3 || hits[0].Ref != 99_999 {
+		t.Fatalf("after compaction: %v", hits)
+	}
 }
 
 // TestTopKMerge checks that hits split among several TopKs and merged
@@ -174,9 +328,9 @@ func TestTopKMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 200 {
 		k := 1 + rng.IntN(5)
-		whole, parts := NewTopK(k, before), []*TopK[*ref]{NewTopK(k, before), NewTopK(k, before), NewTopK(k, before)}
+		whole, parts := NewTopK(k, byID), []*TopK[int]{NewTopK(k, byID), NewTopK(k, byID), NewTopK(k, byID)}
 		for i := range rng.IntN(40) {
-			h := Hit[*ref]{Ref: &ref{id: i}, Score: rng.IntN(4)}
+			h := Hit[int]{Ref: i, Score: float64(rng.IntN(4))}
 			if whole.Wants(h) {
 				whole.Insert(h)
 			}
@@ -187,18 +341,54 @@ func TestTopKMerge(t *testing.T) {
 		parts[0].Merge(parts[1])
 		parts[0].Merge(parts[2])
 		if !slices.Equal(parts[0].Hits(), whole.Hits()) {
-			t.Fatalf("merged %v, whole %v", hitsOf(parts[0]), hitsOf(whole))
+			t.Fatalf("merged %v, whole %v", parts[0].Hits(), whole.Hits())
 		}
 	}
 }
 
-func BenchmarkCount(b *testing.B) {
-	text := "[research/collect] Task: task 1234: payments checkout Login latency | Result: spike anomaly baseline pod restart crashloop memory leak"
-	q := NewQuery([]string{"payments", "latency", "spike"})
-	b.SetBytes(int64(len(text)))
-	for b.Loop() {
-		if q.Count(text) != 3 {
-			b.Fatal("wrong score")
+// FuzzAnalyze checks the analyzer's invariants on any text: terms are
+// non-empty, folded, at most MaxWordBytes long before folding, never
+// stopwords; Terms are distinct; the results are deterministic; and an
+// Index of the text agrees with counting it.
+func FuzzAnalyze(f *testing.F) {
+	f.Add("[scan/cve] Task: check OpenSSL | Result: openssl upgrade needed")
+	f.Add("\u212aey KEY k\u212a ΟΔΟΣ ς")
+	f.Add("İstanbul \xff istanbul the and")
+	f.Add(strings.Repeat("long", 17) + "é" + strings.Repeat("LONG", 17))
+	f.Fuzz(func(t *testing.T, text string) {
+		all := slices.Collect(Analyze(text))
+		if again := slices.Collect(Analyze(text)); !slices.Equal(all, again) {
+			t.Fatalf("Analyze not deterministic: %q, then %q", all, again)
 		}
-	}
+		for _, term := range all {
+			if term == "" || !utf8.ValidString(term) || fold(term) != term || IsStopword(term) || len(term) > 3*MaxWordBytes {
+				t.Fatalf("bad term %q of %q", term, text)
+			}
+		}
+		words := slices.Collect(Words(text))
+		for _, w := range words {
+			if w == "" || fold(w) != w {
+				t.Fatalf("bad word %q of %q", w, text)
+			}
+		}
+		terms := Terms(text)
+		for i, term := range terms {
+			if !slices.Contains(all, term) || slices.Contains(terms[:i], term) {
+				t.Fatalf("Terms %q of %q, Analyze %q", terms, text, all)
+			}
+		}
+		if len(all) > 0 && len(terms) == 0 {
+			t.Fatalf("no Terms though Analyze has %q", all)
+		}
+		q := NewQuery(text)
+		tf := make([]int, len(q.Terms()))
+		if n := q.Count(text, tf); n != len(all) {
+			t.Fatalf("Count length %d, Analyze %d", n, len(all))
+		}
+		x := NewIndex[int]()
+		x.Add(1, text)
+		if st := x.Stats(&q); st.Length != len(all) || st.Docs != 1 {
+			t.Fatalf("Stats %+v for %d terms", st, len(all))
+		}
+	})
 }

@@ -5,7 +5,7 @@ import "slices"
 // Hit is a reference and its score.
 type Hit[R any] struct {
 	Ref   R
-	Score int
+	Score float64
 }
 
 // TopK keeps the best k hits offered, best first, under an order the
@@ -18,9 +18,10 @@ type TopK[R any] struct {
 	hits   []Hit[R]
 }
 
-// NewTopK returns an empty TopK keeping k hits, k at least 1, where
-// before(a, b) reports whether a ranks before b.
+// NewTopK returns an empty TopK keeping k hits (a k below 1 keeps one),
+// where before(a, b) reports whether a ranks before b.
 func NewTopK[R any](k int, before func(a, b Hit[R]) bool) *TopK[R] {
+	k = max(k, 1)
 	return &TopK[R]{k: k, before: before, hits: make([]Hit[R], 0, k+1)}
 }
 
@@ -56,3 +57,15 @@ func (t *TopK[R]) Merge(o *TopK[R]) {
 
 // Hits returns the hits kept, best first. The slice is t's own.
 func (t *TopK[R]) Hits() []Hit[R] { return t.hits }
+
+// ByScore returns the order of hits by score, highest first, and hits of
+// equal score by tie, which must order distinct references totally (for
+// the library's records: newest first, then by id), as TopK requires.
+func ByScore[R any](tie func(a, b R) bool) func(a, b Hit[R]) bool {
+	return func(a, b Hit[R]) bool {
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return tie(a.Ref, b.Ref)
+	}
+}

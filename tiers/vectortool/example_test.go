@@ -52,7 +52,7 @@ func Example() {
 	}
 	lines := strings.Split(out, "\n")
 	fmt.Println(lines[0])
-	fmt.Println(strings.HasPrefix(lines[2], "entry ") && strings.Contains(lines[2], ".txt (score 2, saved "))
+	fmt.Println(strings.HasPrefix(lines[2], "entry ") && strings.Contains(lines[2], ".txt (score 0.575, saved "))
 	fmt.Println(lines[3])
 
 	// A mistake in the model's arguments is the tool's answer, not an

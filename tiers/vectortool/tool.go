@@ -30,9 +30,14 @@ import (
 const Name = "vector-search"
 
 // Description tells the model what the tool does and how to call it.
+//
+// The origin document says entries are scored "by term frequency"; the
+// score is BM25, the term-frequency score of search engines, and the
+// description says exactly what it computes (see tiers.Vector.Search).
 const Description = "Search this agent's memory of past runs by keyword. " +
-	"Entries are scored by term frequency (how often the query's words occur in them) and the best matches are returned, " +
-	"each with the name of the memory entry it comes from: cite that name when you use a match. " +
+	"Entries are scored by term frequency with BM25 (k1 = 1.2, b = 0.75): words are case-folded, common English stopwords dropped and the rest stemmed " +
+	"(\"restarted\" matches \"restart\"); an entry scores higher the more often it holds the query's words, the rarer those words are among this agent's entries, and the shorter it is. " +
+	"The best matches are returned, each with the name of the memory entry it comes from: cite that name when you use a match. " +
 	`Input: a JSON object {"query": "words to look for", "k": number of matches, 1 to 100, default 5}, or plain text taken as the query.`
 
 // Tool is the vector-search tool bound to one caller's scope. It
@@ -149,7 +154,8 @@ func LLMTool() llms.Tool {
 }
 
 // Format renders matches for the model, best first: a count line, then per
-// match a line naming the entry, its score and when it was saved, followed
+// match a line naming the entry, its BM25 score (three decimals) and when
+// it was saved, followed
 // by the entry's text as tiers.RecalledLine renders it in the recalled
 // block (one line, the block's delimiters neutralised), so a found entry
 // cannot forge them in the model's context either.
@@ -164,7 +170,7 @@ func Format(query string, matches []tiers.VectorMatch) string {
 	}
 	fmt.Fprintf(&b, "%d %s for %q, best first; cite the entry name:\n", len(matches), noun, query)
 	for _, m := range matches {
-		fmt.Fprintf(&b, "\nentry %s (score %d, saved %s)\n%s\n", m.Entry, m.Score, m.Created.Format("2006-01-02T15:04:05Z07:00"), tiers.RecalledLine(m.Text))
+		fmt.Fprintf(&b, "\nentry %s (score %.3f, saved %s)\n%s\n", m.Entry, m.Score, m.Created.Format("2006-01-02T15:04:05Z07:00"), tiers.RecalledLine(m.Text))
 	}
 	return b.String()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -74,7 +75,7 @@ func TestToolCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Call(%s): %v", input, err)
 		}
-		if !strings.Contains(out, "entry "+want[0].Entry+" (score 3,") || !strings.Contains(out, want[0].Text) || strings.Contains(out, "zlib") {
+		if !strings.Contains(out, "entry "+want[0].Entry+fmt.Sprintf(" (score %.3f,", want[0].Score)) || !strings.Contains(out, want[0].Text) || strings.Contains(out, "zlib") {
 			t.Fatalf("Call(%s) =\n%s", input, out)
 		}
 	}

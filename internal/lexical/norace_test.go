@@ -1,0 +1,7 @@
+//go:build !race
+
+package lexical
+
+// growthLimit is how many times longer the growth tests let four times
+// the input take: linear, with room for the noise of a shared machine.
+const growthLimit = 5
