@@ -27,7 +27,11 @@
 // ForgetEveryLevel, ForgetLarge (more than memory.MaxBatch records in one
 // erasure), DeleteNarrowing, Expiry, Sweep, Concurrency, Close,
 // CancelledContext, BadRecords, BadBatches and BadQueries. Each states what
-// it checks in its failure messages.
+// it checks in its failure messages. TextSearch checks a driver that
+// declares Config.TextSearch against the lexical engine's reference
+// ranking (internal/lexical.Rank): the same records, order and scores, the
+// corpus statistics confined to the filter, writes, replacements and
+// deletions seen by the next search, and bad arguments refused.
 //
 // The work queue's subtests (they check a driver that declares
 // Config.Claimer): Claim, ClaimLeases, ClaimModel (a long random sequence
@@ -90,6 +94,8 @@ type Config struct {
 	// VectorSearch declares whether the driver implements
 	// driver.VectorSearcher, and whether its search is exact.
 	VectorSearch VectorSearch
+	// TextSearch declares that the driver implements driver.TextSearcher.
+	TextSearch bool
 	// Claimer declares that the driver implements driver.Claimer.
 	Claimer bool
 	// PerAgent, when not nil, declares that the driver keeps each agent's
@@ -169,6 +175,7 @@ var checks = []check{
 	{"Vectors", checkVectors},
 	{"VectorSearch", checkVectorSearch},
 	{"VectorSearchIsolation", checkVectorSearchIsolation},
+	{"TextSearch", checkTextSearch},
 	{"Claim", checkClaim},
 	{"ClaimLeases", checkClaimLeases},
 	{"ClaimModel", checkClaimModel},

@@ -462,3 +462,66 @@ func TestChecksCatchFaults(t *testing.T) {
 		})
 	}
 }
+
+// textFault is an in-memory driver whose text search is wrong one way.
+type textFault struct {
+	*inmem.Driver
+	fault string
+}
+
+func (f *textFault) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
+	wide := q
+	wide.Filter = memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: q.Filter.Identity.Tenant}}
+	switch f.fault {
+	case "post-filter":
+		return keepMatching(f.Driver.SearchText(ctx, wide, text, k))(q)
+	case "tenant statistics":
+		return keepMatching(f.Driver.SearchText(ctx, wide, text, driver.MaxSearchK))(q, k)
+	case "ties by ascending id":
+		ms, err := f.Driver.SearchText(ctx, q, text, k)
+		slices.SortStableFunc(ms, func(a, b driver.Match) int {
+			if a.Score != b.Score {
+				return 0
+			}
+			return strings.Compare(a.Record.ID, b.Record.ID)
+		})
+		return ms, err
+	}
+	return f.Driver.SearchText(ctx, q, text, k)
+}
+
+// keepMatching returns a function that keeps, of ms, the matches of q, at
+// most the first of limits.
+func keepMatching(ms []driver.Match, err error) func(q driver.Query, limits ...int) ([]driver.Match, error) {
+	return func(q driver.Query, limits ...int) ([]driver.Match, error) {
+		var out []driver.Match
+		for _, m := range ms {
+			if q.Filter.Matches(m.Record.Identity) && (len(limits) == 0 || len(out) < limits[0]) {
+				out = append(out, m)
+			}
+		}
+		return out, err
+	}
+}
+
+// TestTextSearchCatchesFaults checks that the TextSearch check fails for
+// text searches that filter a store-wide top k, score with statistics of
+// records outside the filter, or break ties against List order.
+func TestTextSearchCatchesFaults(t *testing.T) {
+	for _, fault := range []string{"post-filter", "tenant statistics", "ties by ascending id"} {
+		t.Run(fault, func(t *testing.T) {
+			t.Parallel()
+			cfg := Config{
+				NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
+					return &textFault{Driver: inmem.New(inmem.Options{Clock: clock}), fault: fault}
+				},
+				TextSearch: true,
+			}
+			errs := runRecorded(t, cfg, "TextSearch")
+			if len(errs) == 0 {
+				t.Fatalf("the TextSearch check did not notice a text search that %s", fault)
+			}
+			t.Logf("%d failures, first: %s", len(errs), errs[0])
+		})
+	}
+}

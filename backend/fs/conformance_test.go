@@ -21,6 +21,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.NoVectorSearch,
+		TextSearch:   true,
 		Claimer:      false,
 		Replica:      dirs.Replica,
 	})
@@ -35,9 +36,10 @@ func TestConformanceCompacting(t *testing.T) {
 		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			return dirs.New(t, t.TempDir(), clock)
 		},
-		Sweeper: true,
-		Swapper: true,
-		Replica: dirs.Replica,
+		Sweeper:    true,
+		Swapper:    true,
+		TextSearch: true,
+		Replica:    dirs.Replica,
 	})
 }
 

@@ -22,10 +22,12 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	for {
 		started := true
 		err = d.read(ctx, func(x *index) error {
-			if started = x.recs.TextsOn(); started {
-				out = x.recs.SearchText(q, text, k, now)
+			if started = x.recs.TextsOn(); !started {
+				return nil
 			}
-			return nil
+			var err error
+			out, err = x.recs.SearchText(q, text, k, now)
+			return err
 		})
 		if err != nil || started {
 			return out, err

@@ -17,6 +17,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.ExactVectorSearch,
+		TextSearch:   true,
 		Claimer:      true, // one process: no replicas, Replica stays nil
 	})
 }

@@ -32,5 +32,5 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if d.closed {
 		return nil, memory.Errorf(memory.ErrClosed, "in-memory driver is closed")
 	}
-	return d.idx.SearchText(q, text, k, now), nil
+	return d.idx.SearchText(q, text, k, now)
 }

@@ -53,7 +53,7 @@ func unindexText[E, W any](e *Entry[E, W]) {
 // kinds, key, ids and expiry choose the candidates among them; ties go in
 // List order. The text indexes must be on (StartTexts); the caller has
 // checked the arguments.
-func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) []driver.Match {
+func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
 	var parts []*lexical.Index[*Entry[E, W]]
 	for w := range x.Writers(q) {
 		if w.text != nil && w.text.Len() > 0 {
@@ -61,24 +61,19 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 		}
 	}
 	if len(parts) == 0 {
-		return nil
+		return nil, nil
 	}
 	rest := q
 	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
-	lq := lexical.NewQuery(lexical.Terms(text))
-	top := lexical.NewTopK(k, func(a, b lexical.Hit[*Entry[E, W]]) bool {
-		if a.Score != b.Score {
-			return a.Score > b.Score
-		}
-		return a.Ref.Compare(b.Ref) < 0
-	})
-	for _, p := range parts {
-		p.Score(&lq, top, keep)
+	lq := lexical.NewQuery(text)
+	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
+	hits, err := lexical.Search(&lq, parts, lexical.DefaultParams(), top, keep)
+	if err != nil {
+		return nil, err
 	}
-	hits := top.Hits()
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref.Record(), Score: float64(h.Score)}
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score}
 	}
-	return out
+	return out, nil
 }

@@ -1,0 +1,312 @@
+package backendtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+// textSearcher returns d as a driver.TextSearcher when Config.TextSearch
+// declares it, failing when the declaration and the driver disagree.
+func textSearcher(r reporter, e *env, d driver.Driver) (driver.TextSearcher, bool) {
+	r.Helper()
+	ts, ok := d.(driver.TextSearcher)
+	if ok != e.cfg.TextSearch {
+		r.Errorf("Config.TextSearch is %v but the driver (%T) implements driver.TextSearcher: %v", e.cfg.TextSearch, d, ok)
+	}
+	if !ok || !e.cfg.TextSearch {
+		skip(r, "the driver does not implement driver.TextSearcher (Config.TextSearch is false): text search is not checked")
+		return nil, false
+	}
+	return ts, true
+}
+
+// referenceText is the reference text search: the lexical engine's
+// reference ranking over the corpus driver.TextSearcher defines — every
+// stored record whose identity q's filter matches, whatever its kind or
+// expiry — with the live records q matches as the candidates, ties in
+// List order.
+func referenceText(r reporter, all []memory.Record, q driver.Query, text string, k int, now time.Time) []driver.Match {
+	var docs []lexical.Doc[memory.Record]
+	for _, rec := range all {
+		if q.Filter.Matches(rec.Identity) {
+			docs = append(docs, lexical.Doc[memory.Record]{Ref: rec, Text: rec.Content})
+		}
+	}
+	keep := func(rec memory.Record) bool { return !rec.Expired(now) && q.Matches(rec) }
+	hits, err := lexical.Rank(text, docs, lexical.DefaultParams(), k, lexical.ByScore(newer), keep)
+	mustNoErr(r, "the reference ranking", err)
+	out := make([]driver.Match, len(hits))
+	for i, h := range hits {
+		out[i] = driver.Match{Record: h.Ref, Score: h.Score}
+	}
+	return out
+}
+
+// textWords is the vocabulary of the check's random texts: a few words
+// common enough to repeat within and across records, stems shared by
+// several spellings, and stopwords.
+var textWords = strings.Fields(`parcel parcels late lateness delivery delivered order orders refund
+	tea green coffee invoice invoices address moved moving the a is of and to my again ship shipped
+	warehouse courier Paris paris café naïve 2024 ticket`)
+
+// randomText returns n words of textWords, some capitalised or punctuated.
+func randomText(rnd *rand.Rand, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		w := textWords[rnd.IntN(len(textWords))]
+		if rnd.IntN(6) == 0 {
+			w = strings.ToUpper(w[:1]) + w[1:]
+		}
+		b.WriteString(w)
+		if rnd.IntN(8) == 0 {
+			b.WriteString(",")
+		}
+	}
+	return b.String()
+}
+
+// checkTextSearch checks ranked text search against the lexical engine's
+// reference on random data under many filters: the same records in the
+// same order with the same scores. Then the corpus statistics staying
+// within the filter (another tenant's text moves no score), writes after
+// a search found by the next, replaced and deleted records, bad
+// arguments, a text without words, a closed driver and a done context.
+func checkTextSearch(r reporter, e *env) {
+	d, clk := e.open(r)
+	ts, ok := textSearcher(r, e, d)
+	if !ok {
+		return
+	}
+	ctx := context.Background()
+	rnd := e.rand(r)
+
+	if got, err := ts.SearchText(ctx, tenantQuery("ts-a"), "parcel", 5); noErr(r, "SearchText of an empty store", err) && len(got) != 0 {
+		r.Errorf("SearchText of an empty store returned %d matches", len(got))
+	}
+
+	const n = 800
+	tenants := []string{"ts-a", "ts-b"}
+	sessions := []string{"s1", "s2", "s3"}
+	kinds := []memory.Kind{memory.KindFact, memory.KindTurn, memory.KindSummary}
+	var all []memory.Record
+	for i := range n {
+		id := memory.Identity{
+			Tenant:  tenants[rnd.IntN(len(tenants))],
+			User:    fmt.Sprintf("u%d", rnd.IntN(2)),
+			Agent:   "agent",
+			Session: sessions[rnd.IntN(len(sessions))],
+		}
+		rec := memory.Record{
+			ID: fmt.Sprintf("ts-%04d", i), Kind: kinds[rnd.IntN(len(kinds))], Identity: id,
+			Key:     fmt.Sprintf("k%d", rnd.IntN(4)),
+			Created: t0.Add(time.Duration(rnd.IntN(200)) * time.Second),
+			Content: randomText(rnd, 1+rnd.IntN(30)),
+		}
+		if rec.Kind == memory.KindTurn {
+			rec.Label = string(memory.RoleUser)
+		}
+		if rnd.IntN(8) == 0 {
+			rec.Expires = t0.Add(time.Duration(1+rnd.IntN(120)) * time.Second)
+		}
+		all = append(all, rec)
+	}
+	all = e.agentRecords(d, all)
+	e.putAll(r, d, "random texts", all)
+	clk.Advance(time.Minute) // some records have expired
+	now := clk.Now()
+
+	filters := []struct {
+		what string
+		q    func(id memory.Identity) driver.Query
+	}{
+		{"tenant", func(id memory.Identity) driver.Query { return tenantQuery(id.Tenant) }},
+		{"session", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
+		}},
+		{"user, facts only", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
+		}},
+		{"tenant, one key", func(id memory.Identity) driver.Query {
+			q := tenantQuery(id.Tenant)
+			q.Key = "k1"
+			return q
+		}},
+		{"tenant, 40 ids", func(id memory.Identity) driver.Query {
+			q := tenantQuery(id.Tenant)
+			for range 40 {
+				q.IDs = append(q.IDs, all[rnd.IntN(len(all))].ID)
+			}
+			return q
+		}},
+	}
+	for qi := range 12 {
+		caller := all[rnd.IntN(len(all))].Identity
+		text := randomText(rnd, 1+rnd.IntN(6))
+		k := []int{1, 5, 10, 50}[rnd.IntN(4)]
+		for _, f := range filters {
+			q := f.q(caller)
+			what := fmt.Sprintf("query %d (%q, k %d), filter %s", qi, text, k, f.what)
+			got, err := ts.SearchText(ctx, q, text, k)
+			if !noErr(r, what, err) {
+				continue
+			}
+			for i, m := range got {
+				if !q.Matches(m.Record) || m.Record.Expired(now) {
+					r.Errorf("%s: result %d (%s of %+v) is outside the query: a leak", what, i, m.Record.ID, m.Record.Identity)
+				}
+			}
+			sameTextMatches(r, what, got, referenceText(r, all, q, text, k, now))
+		}
+	}
+
+	// Results are whole records.
+	var one memory.Record
+	for _, rec := range all {
+		if !rec.Expired(now) {
+			one = rec
+			break
+		}
+	}
+	q := tenantQuery(one.Identity.Tenant)
+	q.IDs = []string{one.ID}
+	if got, err := ts.SearchText(ctx, q, one.Content, 1); noErr(r, "SearchText for one record by its own text", err) && len(got) == 1 {
+		sameRecords(r, "the record a SearchText returns", []memory.Record{got[0].Record}, []memory.Record{one})
+	}
+
+	checkTextScope(r, e, d, ts)
+	checkTextErrors(r, d, ts)
+}
+
+// sameTextMatches compares a driver's text search result with the
+// reference: the same records, in the same order, with the same scores.
+// Scores are sums of the same terms and may differ by rounding only.
+func sameTextMatches(r reporter, what string, got, want []driver.Match) {
+	r.Helper()
+	if len(got) != len(want) {
+		r.Errorf("%s: %d results, want %d: got %s, want %s", what, len(got), len(want), matchIDs(got), matchIDs(want))
+		return
+	}
+	for i := range got {
+		if got[i].Record.ID != want[i].Record.ID {
+			r.Errorf("%s: result %d is %s, want %s: got %s, want %s", what, i, got[i].Record.ID, want[i].Record.ID, matchIDs(got), matchIDs(want))
+			return
+		}
+		if math.Abs(got[i].Score-want[i].Score) > 1e-9*max(1, math.Abs(want[i].Score)) {
+			r.Errorf("%s: %s has score %v, the reference %v", what, got[i].Record.ID, got[i].Score, want[i].Score)
+		}
+	}
+}
+
+// checkTextScope checks that the statistics of a text search come from
+// the records its filter matches alone: adding another tenant's records
+// that hold the query's words leaves every score of a search unchanged,
+// while adding them to the searcher's own scope changes them. It then
+// checks that writes after a search are found, and replaced and deleted
+// records are not found by their old text.
+func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher) {
+	ctx := context.Background()
+	mine := memory.Identity{Tenant: "ts-scope-a", User: "alice", Agent: "agent", Session: "s1"}
+	other := memory.Identity{Tenant: "ts-scope-b", User: "mallory", Agent: "agent", Session: "s1"}
+	mk := func(id string, who memory.Identity, text string, age int) memory.Record {
+		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
+	}
+	e.put(r, d, "the searcher's facts", e.agentRecords(d, []memory.Record{
+		mk("sa-1", mine, "my parcel is late again", 5),
+		mk("sa-2", mine, "where is my parcel", 4),
+		mk("sa-3", mine, "I like green tea", 3),
+	}))
+	q := tenantQuery(mine.Tenant)
+	before, err := ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText before the other tenant writes", err)
+	if ids := textIDs(before); ids != "sa-1 sa-2" {
+		r.Errorf("SearchText(parcel late) = %s, want sa-1 sa-2: the tea fact shares no word", matchIDs(before))
+	}
+	var flood []memory.Record
+	for i := range 50 {
+		flood = append(flood, mk(fmt.Sprintf("sb-%d", i), other, "parcel parcel late", i))
+	}
+	e.put(r, d, "another tenant's facts", e.agentRecords(d, flood))
+	after, err := ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText after the other tenant writes", err)
+	sameTextMatches(r, "SearchText after another tenant wrote 50 records holding the query's words (its statistics must not move the scores)", after, before)
+
+	e.put(r, d, "more of the searcher's facts", e.agentRecords(d, []memory.Record{
+		mk("sa-4", mine, "late late parcel", 1),
+		mk("sa-5", mine, "tea again", 2),
+	}))
+	got, err := ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText after the searcher wrote", err)
+	if len(got) == 0 || got[0].Record.ID != "sa-4" {
+		r.Errorf("SearchText after a new write = %s, want sa-4 first", matchIDs(got))
+	}
+	if len(got) > 1 && len(before) > 0 && got[1].Record.ID == before[0].Record.ID && got[1].Score == before[0].Score {
+		r.Errorf("a new record in the searcher's own scope left %s's score at %v: the statistics do not follow the scope's records", before[0].Record.ID, before[0].Score)
+	}
+
+	e.put(r, d, "a replacement", e.agentRecords(d, []memory.Record{mk("sa-4", mine, "green tea", 1)}))
+	dq := q
+	dq.IDs = []string{"sa-2"}
+	_, err = d.Delete(ctx, dq)
+	mustNoErr(r, "Delete of sa-2", err)
+	got, err = ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText after a replacement and a deletion", err)
+	if ids := textIDs(got); ids != "sa-1" {
+		r.Errorf("SearchText after sa-4 was replaced by a text without the words and sa-2 deleted = %s, want sa-1", matchIDs(got))
+	}
+}
+
+// checkTextErrors checks SearchText's refusals: bad arguments, a text
+// without words, a done context and a closed driver.
+func checkTextErrors(r reporter, d driver.Driver, ts driver.TextSearcher) {
+	ctx := context.Background()
+	q := tenantQuery("ts-a")
+	for _, c := range []struct {
+		name string
+		q    driver.Query
+		text string
+		k    int
+		want error
+	}{
+		{"k of 0", q, "parcel", 0, memory.ErrInvalidArgument},
+		{"k above MaxSearchK", q, "parcel", driver.MaxSearchK + 1, memory.ErrInvalidArgument},
+		{"invalid UTF-8", q, "parcel \xff", 5, memory.ErrInvalidArgument},
+		{"a NUL byte", q, "parcel\x00", 5, memory.ErrInvalidArgument},
+		{"a text above MaxSearchTextBytes", q, strings.Repeat("a ", driver.MaxSearchTextBytes), 5, memory.ErrTooLarge},
+		{"a query without a tenant", driver.Query{}, "parcel", 5, memory.ErrIncompleteScope},
+	} {
+		_, err := ts.SearchText(ctx, c.q, c.text, c.k)
+		wantErr(r, "SearchText with "+c.name, err, c.want)
+	}
+	if got, err := ts.SearchText(ctx, q, "... !!! the of", 5); noErr(r, "SearchText of a text without words", err) && len(got) != 0 {
+		r.Errorf("SearchText of a text without words returned %s, want nothing", matchIDs(got))
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ts.SearchText(cancelled, q, "parcel", 5); !errors.Is(err, context.Canceled) {
+		r.Errorf("SearchText with a cancelled context = %v, want context.Canceled", err)
+	}
+	mustNoErr(r, "Close", d.Close())
+	_, err := ts.SearchText(ctx, q, "parcel", 5)
+	wantErr(r, "SearchText on a closed driver", err, memory.ErrClosed)
+}
+
+// textIDs returns the ids of ms, space-separated.
+func textIDs(ms []driver.Match) string {
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.Record.ID
+	}
+	return strings.Join(ids, " ")
+}
