@@ -151,6 +151,7 @@ func checkTextSearch(r reporter, e *env) {
 			return q
 		}},
 	}
+	compared := 0
 	for qi := range 12 {
 		caller := all[rnd.IntN(len(all))].Identity
 		text := randomText(rnd, 1+rnd.IntN(6))
@@ -167,8 +168,13 @@ func checkTextSearch(r reporter, e *env) {
 					r.Errorf("%s: result %d (%s of %+v) is outside the query: a leak", what, i, m.Record.ID, m.Record.Identity)
 				}
 			}
-			sameTextMatches(r, what, got, referenceText(r, all, q, text, k, now))
+			want := referenceText(r, all, q, text, k, now)
+			compared += len(want)
+			sameTextMatches(r, what, got, want)
 		}
+	}
+	if compared == 0 {
+		r.Errorf("the reference found nothing for any of the random queries: the check compared no results")
 	}
 
 	// Results are whole records.
@@ -186,7 +192,54 @@ func checkTextSearch(r reporter, e *env) {
 	}
 
 	checkTextScope(r, e, d, ts)
+	checkTextReplicas(r, e, d, ts)
 	checkTextErrors(r, d, ts)
+}
+
+// checkTextReplicas checks, for a driver with replicas, that a text
+// search through one handle sees what another wrote after its last
+// search: a new record, a replacement and a deletion.
+func checkTextReplicas(r reporter, e *env, d driver.Driver, ts driver.TextSearcher) {
+	r.Helper()
+	if e.cfg.Replica == nil {
+		r.Logf("the driver has no replicas (Config.Replica is nil): text search across replicas is not checked")
+		return
+	}
+	rd := e.cfg.Replica(e.t, d)
+	if rd == nil || rd == d {
+		r.Fatalf("Config.Replica returned %v, not another handle on the driver's storage", rd)
+	}
+	e.t.Cleanup(func() { _ = rd.Close() })
+	rts, ok := rd.(driver.TextSearcher)
+	if !ok {
+		r.Fatalf("the replica (%T) does not implement driver.TextSearcher, yet the driver does", rd)
+	}
+	ctx := context.Background()
+	who := memory.Identity{Tenant: "ts-replica", User: "alice", Agent: "agent", Session: "s1"}
+	q := tenantQuery(who.Tenant)
+	mk := func(id, text string, age int) memory.Record {
+		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
+	}
+	search := func(s driver.TextSearcher, what, want string) {
+		r.Helper()
+		got, err := s.SearchText(ctx, q, "parcel", 10)
+		if noErr(r, what, err) && textIDs(got) != want {
+			r.Errorf("%s: SearchText(parcel) = %s, want %s", what, matchIDs(got), want)
+		}
+	}
+	e.put(r, d, "a first record", e.agentRecords(d, []memory.Record{mk("tr-1", "the parcel is late", 3)}))
+	search(rts, "the replica, after the driver's first write", "tr-1")
+	e.put(r, d, "a new record", e.agentRecords(d, []memory.Record{mk("tr-2", "parcel parcel", 2)}))
+	search(rts, "the replica, after the driver added a record", "tr-2 tr-1")
+	e.put(r, d, "a replacement", e.agentRecords(d, []memory.Record{mk("tr-2", "green tea", 2)}))
+	search(rts, "the replica, after the driver replaced a record", "tr-1")
+	e.put(r, rd, "a record through the replica", e.agentRecords(rd, []memory.Record{mk("tr-3", "a parcel", 1)}))
+	search(ts, "the driver, after the replica added a record", "tr-3 tr-1")
+	dq := q
+	dq.IDs = []string{"tr-1"}
+	_, err := d.Delete(ctx, dq)
+	mustNoErr(r, "Delete of tr-1", err)
+	search(rts, "the replica, after the driver deleted a record", "tr-3")
 }
 
 // sameTextMatches compares a driver's text search result with the

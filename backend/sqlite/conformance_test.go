@@ -30,6 +30,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.ExactVectorSearch,
+		TextSearch:   true,
 		Claimer:      true,
 		Replica:      files.Replica,
 	})

@@ -187,6 +187,13 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			}
 			i += n
 		}
+		// New records take new rowids, which text search reads by
+		// itself; a replacement changes a stored record.
+		if replaced {
+			if err := countTextChange(bg, conn); err != nil {
+				return err
+			}
+		}
 		// New records without vectors leave the vectors as they were;
 		// anything else may change them.
 		if vectors || replaced {
@@ -318,8 +325,13 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			if err != nil {
 				return fail(ctx, err, what)
 			}
-			n, err = res.RowsAffected()
-			return fail(ctx, err, what)
+			if n, err = res.RowsAffected(); err != nil {
+				return fail(ctx, err, what)
+			}
+			if n > 0 {
+				return countTextChange(context.WithoutCancel(ctx), conn)
+			}
+			return nil
 		}
 		rows, err := conn.QueryContext(ctx, query+" RETURNING tenant_id, id, vector IS NOT NULL", args...)
 		if err != nil {
@@ -343,6 +355,11 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 		}
 		if err := rows.Err(); err != nil {
 			return fail(ctx, err, what)
+		}
+		if n > 0 {
+			if err := countTextChange(context.WithoutCancel(ctx), conn); err != nil {
+				return err
+			}
 		}
 		if len(changes) > 0 {
 			return vw.begin(context.WithoutCancel(ctx), &d.vc, conn, changes)

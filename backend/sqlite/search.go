@@ -60,7 +60,11 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, hits, scored)
+	scores := make([]float64, len(hits))
+	for i, h := range hits {
+		scores[i] = float64(h.Score)
+	}
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, scored, scores)
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -153,8 +157,9 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 }
 
 // fetchMatches reads the records tenant holds under ids and pairs them
-// with their hits' scores, in hit order.
-func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecindex.Hit, ids []string) ([]driver.Match, error) {
+// with their scores, in the order of ids. A record deleted since the
+// search ranked it is left out.
+func (d *Driver) fetchMatches(ctx context.Context, tenant string, ids []string, scores []float64) ([]driver.Match, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
@@ -162,20 +167,20 @@ func (d *Driver) fetchMatches(ctx context.Context, tenant string, hits []vecinde
 	args := sq.In(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
 	rows, err := d.r.QueryContext(ctx, b.String(), args...)
 	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the nearest records")
+		return nil, fail(ctx, err, "sqlite: read the records found")
 	}
 	recs, err := sqldriver.Collect(rows, 0, scanRecord)
 	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the nearest records")
+		return nil, fail(ctx, err, "sqlite: read the records found")
 	}
 	byID := make(map[string]memory.Record, len(recs))
 	for _, r := range recs {
 		byID[r.ID] = r
 	}
-	out := make([]driver.Match, 0, len(hits))
-	for i, h := range hits {
-		if r, ok := byID[ids[i]]; ok {
-			out = append(out, driver.Match{Record: r, Score: float64(h.Score)})
+	out := make([]driver.Match, 0, len(ids))
+	for i, id := range ids {
+		if r, ok := byID[id]; ok {
+			out = append(out, driver.Match{Record: r, Score: scores[i]})
 		}
 	}
 	return out, nil

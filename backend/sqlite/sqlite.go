@@ -103,8 +103,8 @@ const (
 	stmtCacheSize      = 64       // prepared statements kept per connection: Put uses 16, Enqueue 7
 )
 
-// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher and Claimer
-// over one SQLite database.
+// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher,
+// TextSearcher and Claimer over one SQLite database.
 // It is safe for concurrent use.
 type Driver struct {
 	w, r  *sqlx.DB      // writer (one connection when opened by Open) and readers
@@ -117,6 +117,7 @@ type Driver struct {
 	gate sqldriver.Gate
 	dims atomic.Int64 // the store's vector dimension once read; 0 before
 	vc   vectorCache  // the vectors, for Search
+	tc   textCache    // the texts, for SearchText
 }
 
 var (

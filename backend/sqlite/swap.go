@@ -48,6 +48,11 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 			return fail(ctx, err, "sqlite: write record")
 		}
 		version = stored + 1
+		// The upsert may have rewritten a stored (live or expired) record
+		// in place, under its old rowid.
+		if err := countTextChange(bg, conn); err != nil {
+			return err
+		}
 		if rec.Vector != nil || stored != 0 {
 			return vw.begin(bg, &d.vc, conn, changesOf([]memory.Record{rec}))
 		}

@@ -140,8 +140,13 @@ func (c *vectorCache) apply(epoch int64, changes []vectorChange) {
 
 // storedEpoch reads the vector epoch; 0 before any vector was stored.
 func storedEpoch(ctx context.Context, q sqlx.QueryerContext) (int64, error) {
+	return readEpoch(ctx, q, settingVectorEpoch)
+}
+
+// readEpoch reads the epoch setting name; 0 before it was first counted.
+func readEpoch(ctx context.Context, q sqlx.QueryerContext, name string) (int64, error) {
 	var s string
-	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = ?`, settingVectorEpoch)
+	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = ?`, name)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
@@ -154,9 +159,15 @@ func storedEpoch(ctx context.Context, q sqlx.QueryerContext) (int64, error) {
 // bumpEpoch adds one to the vector epoch within the write transaction on
 // conn and returns the new value.
 func bumpEpoch(ctx context.Context, conn *sqlx.Conn) (int64, error) {
+	return addEpoch(ctx, conn, settingVectorEpoch)
+}
+
+// addEpoch adds one to the epoch setting name within the write transaction
+// on conn and returns the new value.
+func addEpoch(ctx context.Context, conn *sqlx.Conn, name string) (int64, error) {
 	var s string
 	err := conn.GetContext(ctx, &s, `INSERT INTO memory_settings (name, value) VALUES (?, '1')
-		ON CONFLICT (name) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) RETURNING value`, settingVectorEpoch)
+		ON CONFLICT (name) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT) RETURNING value`, name)
 	if err != nil {
 		return 0, err
 	}

@@ -1,0 +1,123 @@
+//go:build cgo
+
+package sqlite
+
+import (
+	"context"
+	"slices"
+
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+var _ driver.TextSearcher = (*Driver)(nil)
+
+// SearchText returns the k live records matching q whose content best
+// matches text; see driver.TextSearcher. It ranks over an in-memory copy of
+// the store's analysed texts (textCache): the first text search loads it,
+// every search first reads the records added since (by any process), and a
+// search after a change or removal of stored records loads it again. The
+// indexes of the writers q's filter matches are searched, with kinds, key,
+// ids and expiry applied to each candidate inside the search; the k
+// winners are then read from the file. A winner deleted by another process
+// in between is left out.
+func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
+	if err := d.enter(ctx, driver.CheckSearchText(q, text, k)); err != nil {
+		return nil, err
+	}
+	defer d.gate.Leave()
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
+	c := &d.tc
+	if err := d.currentTexts(ctx); err != nil {
+		return nil, err
+	}
+	ids, scores, err := c.search(q, text, k, now)
+	c.mu.RUnlock()
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, ids, scores)
+}
+
+// currentTexts returns with d.tc held shared and current: loaded at the
+// stored text epoch and holding every record up to the largest rowid, as
+// read at the start of this call or later.
+func (d *Driver) currentTexts(ctx context.Context) error {
+	c := &d.tc
+	c.mu.RLock()
+	epoch, maxRow, err := textState(ctx, d.r)
+	if err != nil {
+		c.mu.RUnlock()
+		return fail(ctx, err, "sqlite: read the text epoch")
+	}
+	if c.loaded && c.epoch == epoch && c.maxRow >= maxRow {
+		return nil
+	}
+	c.mu.RUnlock()
+	c.mu.Lock()
+	switch {
+	case !c.loaded || c.epoch != epoch:
+		if err := c.load(ctx, d.r); err != nil {
+			c.mu.Unlock()
+			return fail(ctx, err, "sqlite: load texts")
+		}
+		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", len(c.byKey))
+	case c.maxRow < maxRow:
+		if err := c.catchUp(ctx, d.r, maxRow); err != nil {
+			c.mu.Unlock()
+			return fail(ctx, err, "sqlite: read new texts")
+		}
+	}
+	c.mu.Unlock()
+	c.mu.RLock()
+	if !c.loaded {
+		c.mu.RUnlock()
+		return d.currentTexts(ctx)
+	}
+	return nil
+}
+
+// search ranks the cached texts of the writers q's filter matches and
+// returns the ids and scores of the k best. The caller holds c.mu shared.
+func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]string, []float64, error) {
+	var parts []*lexical.Index[*textRow]
+	for w, x := range c.groups {
+		if q.Filter.Matches(w) && x.Len() > 0 {
+			parts = append(parts, x)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil, nil
+	}
+	keep := func(r *textRow) bool {
+		switch {
+		case r.expires != 0 && now >= r.expires:
+			return false
+		case q.Key != "" && r.key != q.Key:
+			return false
+		case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.kind):
+			return false
+		}
+		return len(q.IDs) == 0 || slices.Contains(q.IDs, r.id)
+	}
+	lq := lexical.NewQuery(text)
+	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *textRow) bool {
+		if a.created != b.created {
+			return a.created > b.created
+		}
+		return a.id > b.id
+	}))
+	hits, err := lexical.Search(&lq, parts, lexical.DefaultParams(), top, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids := make([]string, len(hits))
+	scores := make([]float64, len(hits))
+	for i, h := range hits {
+		ids[i], scores[i] = h.Ref.id, h.Score
+	}
+	return ids, scores, nil
+}

@@ -1,0 +1,171 @@
+//go:build cgo
+
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+// settingTextEpoch counts the committed transactions that changed or
+// removed stored records (replacements, swaps, deletions, sweeps). Adding
+// new records does not count: a new record takes a rowid above every
+// rowid stored before it (SQLite gives max(rowid)+1, and only reuses a
+// rowid once the largest was deleted, which counts), so a text cache built
+// up to rowid m at epoch e is current exactly while the epoch is e, after
+// it reads the records above m. Appending a turn, the hot path, pays
+// nothing for text search.
+const settingTextEpoch = "text_epoch"
+
+// textCache holds every stored record's content, analysed for text search
+// in one lexical.Index per writer identity, so that a search reads only
+// the indexes of the writers its filter matches and its statistics are
+// theirs (driver.TextSearcher). It is loaded from the file on the first
+// text search, caught up with the records added since (by this process or
+// any other) before every search, and loaded again when the epoch shows a
+// change or removal. The content itself is not kept: a search reads its
+// winners from the file.
+type textCache struct {
+	mu     sync.RWMutex
+	loaded bool
+	epoch  int64
+	maxRow int64 // the largest rowid read
+	groups map[memory.Identity]*lexical.Index[*textRow]
+	byKey  map[recordKey]*textRow
+	loads  int // how many times the cache was loaded, for tests
+}
+
+// textRow is what a text search needs of a record besides its text: its
+// writer, what the query's kinds, key, ids and expiry test, and List
+// order for ties.
+type textRow struct {
+	writer  memory.Identity
+	id      string
+	kind    memory.Kind
+	key     string
+	created int64
+	expires int64 // 0: never
+}
+
+// textColumns are what load and catchUp read, in scanTextRow's order.
+const textColumns = `rowid, id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+	created, expires, rkey, content`
+
+// reset empties the cache and marks it unloaded.
+func (c *textCache) reset() {
+	c.loaded, c.epoch, c.maxRow = false, 0, 0
+	c.groups, c.byKey = nil, nil
+}
+
+// put adds row with its content, replacing the row under the same key.
+// The caller holds mu for writing.
+func (c *textCache) put(row *textRow, content string) {
+	k := recordKey{row.writer.Tenant, row.id}
+	if old := c.byKey[k]; old != nil {
+		c.groups[old.writer].Remove(old)
+		delete(c.byKey, k)
+	}
+	if content == "" {
+		return
+	}
+	x := c.groups[row.writer]
+	if x == nil {
+		x = lexical.NewIndex[*textRow]()
+		c.groups[row.writer] = x
+	}
+	x.Add(row, content)
+	c.byKey[k] = row
+}
+
+// textState reads the text epoch and the largest rowid, in one statement
+// and so from one snapshot.
+func textState(ctx context.Context, q sqlx.QueryerContext) (epoch, maxRow int64, err error) {
+	var e, m sql.NullInt64
+	err = q.QueryRowxContext(ctx, `SELECT CAST((SELECT value FROM memory_settings WHERE name = ?) AS INTEGER),
+		(SELECT max(rowid) FROM memory_records)`, settingTextEpoch).Scan(&e, &m)
+	return e.Int64, m.Int64, err
+}
+
+// load reads every stored record into the cache, with the epoch and
+// largest rowid they are current at, in one read transaction. The caller
+// holds mu for writing.
+func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
+	conn, err := db.Connx(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return err
+	}
+	defer func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK") }()
+	epoch, maxRow, err := textState(ctx, conn)
+	if err != nil {
+		return err
+	}
+	c.reset()
+	c.groups = map[memory.Identity]*lexical.Index[*textRow]{}
+	c.byKey = map[recordKey]*textRow{}
+	if err := c.read(ctx, conn, 0, maxRow); err != nil {
+		c.reset()
+		return err
+	}
+	c.loaded, c.epoch, c.maxRow = true, epoch, maxRow
+	c.loads++
+	return nil
+}
+
+// catchUp reads the records added above the cache's largest rowid, up to
+// maxRow. The caller holds mu for writing.
+func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) error {
+	if err := c.read(ctx, db, c.maxRow, maxRow); err != nil {
+		c.reset()
+		return err
+	}
+	c.maxRow = maxRow
+	return nil
+}
+
+// read puts the records of rowids in (from, to] into the cache.
+func (c *textCache) read(ctx context.Context, q sqlx.QueryerContext, from, to int64) error {
+	rows, err := q.QueryContext(ctx, `SELECT `+textColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			rowid   int64
+			row     = new(textRow)
+			w       = &row.writer
+			kind    string
+			expires sql.NullInt64
+			content string
+		)
+		if err := rows.Scan(&rowid, &row.id, &kind, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session,
+			&row.created, &expires, &row.key, &content); err != nil {
+			return err
+		}
+		row.kind = memory.Kind(kind)
+		if expires.Valid {
+			row.expires = expires.Int64
+		}
+		c.put(row, content)
+	}
+	return rows.Err()
+}
+
+// countTextChange moves the text epoch on within the write transaction on
+// conn, for a write that changed or removed stored records.
+func countTextChange(ctx context.Context, conn *sqlx.Conn) error {
+	if _, err := addEpoch(ctx, conn, settingTextEpoch); err != nil {
+		return classify(err, "sqlite: count the record change")
+	}
+	return nil
+}
