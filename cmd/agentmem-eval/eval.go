@@ -42,8 +42,13 @@ var modes = map[string]struct {
 // lexicalRecall is the lexical mode: package recall's Recaller with its
 // default options, over the store's text search.
 func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
-	bs, ok := st.(*backend.Store)
-	if !ok {
+	var bs *backend.Store
+	switch s := st.(type) {
+	case *backend.Store:
+		bs = s
+	case tempStore:
+		bs = s.Store
+	default:
 		return nil, fmt.Errorf("the lexical mode recalls through a *backend.Store, not a %T", st)
 	}
 	r, err := recall.New(bs, recall.Options{})
