@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/recall"
 	"github.com/agentmem/memory/tiers"
 )
 
@@ -34,7 +35,8 @@ func Example_readmeTour() {
 	// You are an anomaly monitor.
 	// 1 record(s) at the agent level
 	// true
-	// forgot 1
+	// Latency alerts fire when p99 exceeds 800 ms for five minutes
+	// forgot 3
 }
 
 func readmeTour(dir string) error {
@@ -89,6 +91,26 @@ func readmeTour(dir string) error {
 	// A level whose field the caller lacks fails before storage is touched.
 	_, err = store.List(ctx, memory.Identity{Tenant: "acme"}, memory.Query{Level: memory.LevelUser})
 	fmt.Println(errors.Is(err, memory.ErrIncompleteScope))
+
+	// Long-term facts, recalled by relevance: BM25 over the level's records, no model needed.
+	for _, fact := range []string{
+		"The payments service pages the on-call SRE through PagerDuty",
+		"Latency alerts fire when p99 exceeds 800 ms for five minutes",
+	} {
+		if err := store.Add(ctx, who, memory.Record{Kind: memory.KindFact, Content: fact}); err != nil {
+			return err
+		}
+	}
+	rec, err := recall.New(store, recall.Options{})
+	if err != nil {
+		return err
+	}
+	facts := memory.Query{Level: memory.LevelAgent, Kinds: []memory.Kind{memory.KindFact}}
+	found, err := rec.Recall(ctx, who, facts, "when does a latency alert fire?", 1)
+	if err != nil {
+		return err
+	}
+	fmt.Println(found[0].Record.Content)
 
 	// Erasure at a level removes exactly what that level reaches.
 	n, err := store.Forget(ctx, who, memory.LevelAgent)
