@@ -7,7 +7,7 @@
 //	go run ./examples/recall
 //
 // It writes its database in a temporary directory and removes it at the
-// end; set AGENTMEM_DB to keep the file somewhere else.
+// end, so every run starts from the same conversation.
 package main
 
 import (
@@ -50,16 +50,12 @@ var questions = []string{
 }
 
 func run(ctx context.Context) error {
-	path := os.Getenv("AGENTMEM_DB")
-	if path == "" {
-		dir, err := os.MkdirTemp("", "agentmem-recall-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		path = filepath.Join(dir, "memory.db")
+	dir, err := os.MkdirTemp("", "agentmem-recall-")
+	if err != nil {
+		return err
 	}
-	driver, err := sqlite.Open(path, sqlite.Options{})
+	defer os.RemoveAll(dir)
+	driver, err := sqlite.Open(filepath.Join(dir, "memory.db"), sqlite.Options{})
 	if err != nil {
 		return err
 	}
