@@ -74,3 +74,34 @@ func BenchmarkSearch100k(b *testing.B) { backendtest.BenchmarkSearch100k(b, vect
 func BenchmarkSearchOneScopeOf1000(b *testing.B) {
 	backendtest.BenchmarkSearchOneScopeOf1000(b, vectorBench)
 }
+
+// textSets holds the text data sets, built once per shape per process.
+var textSets struct {
+	mu sync.Mutex
+	d  map[[2]int]*inmem.Driver
+}
+
+var textBench = backendtest.TextBenchConfig{
+	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
+		textSets.mu.Lock()
+		defer textSets.mu.Unlock()
+		shape := [2]int{scopes, perScope}
+		if d := textSets.d[shape]; d != nil {
+			return d
+		}
+		d := inmem.New(inmem.Options{})
+		if err := backendtest.FillTexts(context.Background(), d, scopes, perScope); err != nil {
+			b.Fatal(err)
+		}
+		if textSets.d == nil {
+			textSets.d = map[[2]int]*inmem.Driver{}
+		}
+		textSets.d[shape] = d
+		return d
+	},
+}
+
+func BenchmarkSearchText100k(b *testing.B) { backendtest.BenchmarkSearchText100k(b, textBench) }
+func BenchmarkSearchTextOneScopeOf1000(b *testing.B) {
+	backendtest.BenchmarkSearchTextOneScopeOf1000(b, textBench)
+}

@@ -1,0 +1,207 @@
+package backendtest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// The text benchmark data sets: scopes of perScope facts each, every fact
+// 8 to 24 words drawn from a vocabulary of benchTextWords words with
+// Zipf-distributed frequencies, as words are in English text.
+const (
+	benchTextWords = 20_000
+	// BenchTextK is how many records each benchmark text search asks for.
+	BenchTextK = 10
+)
+
+// BenchTextIdentity is the writer of scope s of the text data sets.
+func BenchTextIdentity(s int) memory.Identity {
+	return memory.Identity{Tenant: "tenant-text", User: fmt.Sprintf("user-%04d", s), Session: fmt.Sprintf("scope-%04d", s)}
+}
+
+// benchWord is word i of the benchmark vocabulary: distinct, pronounceable
+// letters, so that the analyzer keeps each as one term.
+func benchWord(i int) string {
+	const cons, vows = "bcdfghjklmnprstvz", "aeiou"
+	var b strings.Builder
+	for i++; i > 0; i /= len(cons) * len(vows) {
+		b.WriteByte(cons[i%len(cons)])
+		b.WriteByte(vows[(i/len(cons))%len(vows)])
+	}
+	return b.String()
+}
+
+// benchText returns n words drawn by Zipf's law from the vocabulary.
+func benchText(z *rand.Zipf, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(benchWord(int(z.Uint64())))
+	}
+	return b.String()
+}
+
+// BenchTextRecord returns fact i of scope s: deterministic, created in
+// scope order.
+func BenchTextRecord(s, i int) memory.Record {
+	rnd := rand.New(rand.NewPCG(uint64(s)<<32|uint64(i), 0x51ed2701))
+	z := rand.NewZipf(rnd, 1.07, 2, benchTextWords-1)
+	return memory.Record{
+		ID: fmt.Sprintf("text-%04d-%07d", s, i), Kind: memory.KindFact, Identity: BenchTextIdentity(s),
+		Content: benchText(z, 8+rnd.IntN(17)),
+		Created: t0.Add(time.Duration(s)*time.Hour + time.Duration(i)*time.Millisecond),
+	}
+}
+
+// FillTexts stores scopes × perScope BenchTextRecords in d.
+func FillTexts(ctx context.Context, d driver.Driver, scopes, perScope int) error {
+	batch := make([]memory.Record, 0, memory.MaxBatch)
+	for s := range scopes {
+		for i := range perScope {
+			batch = append(batch, BenchTextRecord(s, i))
+			if len(batch) == cap(batch) {
+				if err := d.Put(ctx, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+	}
+	if len(batch) > 0 {
+		return d.Put(ctx, batch)
+	}
+	return nil
+}
+
+// TextBenchConfig describes the driver a text benchmark measures.
+type TextBenchConfig struct {
+	// Filled returns a driver that implements driver.TextSearcher and
+	// holds FillTexts(scopes, perScope); it may reuse a data set built
+	// earlier in the process. The benchmark does not close it.
+	Filled func(b *testing.B, scopes, perScope int) driver.Driver
+	// Reopen, when not nil, returns a new handle on the storage of a
+	// driver Filled returned, as a new process would open it, with no
+	// search cache; the benchmark closes it. Nil means the driver keeps
+	// its data in the process, and BenchmarkFirstSearchText does not
+	// apply.
+	Reopen func(b *testing.B, d driver.Driver) driver.Driver
+}
+
+// benchQueries returns n query texts of 6 words, drawn like the facts.
+func benchQueries(n int) []string {
+	z := rand.NewZipf(rand.New(rand.NewPCG(7, 11)), 1.07, 2, benchTextWords-1)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = benchText(z, 6)
+	}
+	return out
+}
+
+// BenchmarkSearchText100k measures a warm text search (k = BenchTextK)
+// over 100,000 facts in one scope, and reports the median and the 99th
+// percentile.
+func BenchmarkSearchText100k(b *testing.B, c TextBenchConfig) {
+	benchmarkSearchText(b, c, 1, 100_000)
+}
+
+// BenchmarkSearchTextOneScopeOf1000 measures a text search restricted to
+// one scope of 1,000 facts among 1,000 such scopes, visiting the scopes in
+// turn, and reports the median and the 99th percentile.
+func BenchmarkSearchTextOneScopeOf1000(b *testing.B, c TextBenchConfig) {
+	benchmarkSearchText(b, c, 1000, 1000)
+}
+
+func benchmarkSearchText(b *testing.B, c TextBenchConfig, scopes, perScope int) {
+	d := c.Filled(b, scopes, perScope)
+	ts, ok := d.(driver.TextSearcher)
+	if !ok {
+		b.Fatalf("%T does not implement driver.TextSearcher", d)
+	}
+	ctx := context.Background()
+	queries := benchQueries(64)
+	scope := func(i int) driver.Query {
+		id := BenchTextIdentity((i * 7919) % scopes)
+		match := memory.FieldTenant | memory.FieldUser | memory.FieldSession
+		return driver.Query{Filter: memory.Filter{Match: match, Identity: id.Only(match)}}
+	}
+	// Warm: the first search builds what the driver keeps for searching.
+	if _, err := ts.SearchText(ctx, scope(0), queries[0], BenchTextK); err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	ds := make([]time.Duration, 0, b.N)
+	found := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		ms, err := ts.SearchText(ctx, scope(i), queries[i%len(queries)], BenchTextK)
+		ds = append(ds, time.Since(t0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		found += len(ms)
+	}
+	b.StopTimer()
+	if found == 0 {
+		b.Fatal("no search found anything: the benchmark measured nothing")
+	}
+	b.ReportMetric(medianNs(ds), "median-ns/op")
+	b.ReportMetric(quantileNs(ds, 0.99), "p99-ns/op")
+}
+
+// BenchmarkFirstSearchText measures the first text search of a new handle
+// on a store of 100,000 facts in one scope, as a new process makes it:
+// what it costs to load what the driver keeps for searching.
+func BenchmarkFirstSearchText(b *testing.B, c TextBenchConfig) {
+	if c.Reopen == nil {
+		b.Skip("the driver keeps its data in the process: there is no first search of a new process")
+	}
+	d := c.Filled(b, 1, 100_000)
+	ctx := context.Background()
+	q := benchQueries(1)[0]
+	match := memory.FieldTenant | memory.FieldUser | memory.FieldSession
+	scope := driver.Query{Filter: memory.Filter{Match: match, Identity: BenchTextIdentity(0).Only(match)}}
+	ds := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		rd := c.Reopen(b, d)
+		ts := rd.(driver.TextSearcher)
+		b.StartTimer()
+		t0 := time.Now()
+		ms, err := ts.SearchText(ctx, scope, q, BenchTextK)
+		ds = append(ds, time.Since(t0))
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(ms) == 0 {
+			b.Fatal("the first search found nothing")
+		}
+		_ = rd.Close()
+		b.StartTimer()
+	}
+	b.StopTimer()
+	b.ReportMetric(medianNs(ds), "median-ns/op")
+	b.ReportMetric(100_000/(medianNs(ds)/1e9), "facts/s")
+}
+
+// quantileNs returns the q-quantile of ds in nanoseconds.
+func quantileNs(ds []time.Duration, q float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return float64(s[max(0, min(i, len(s)-1))])
+}
