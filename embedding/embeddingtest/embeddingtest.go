@@ -4,7 +4,7 @@
 // embed data anyone will search.
 //
 // Each word of a text (a run of letters and digits, lower-cased) is
-// hashed to one of the vector's dimensions with a sign, and the sum is
+// hashed (64-bit FNV-1a, then mixed) to one of the vector's dimensions with a sign, and the sum is
 // scaled to unit length, so texts that share words get vectors of high
 // cosine similarity and texts that share none get vectors near
 // orthogonal.
@@ -87,7 +87,7 @@ func Vector(text string, dims int) []float32 {
 	for _, w := range words {
 		h := fnv.New64a()
 		h.Write([]byte(w))
-		x := h.Sum64()
+		x := mix(h.Sum64())
 		i := int(x % uint64(dims))
 		if x>>63 == 1 {
 			v[i]--
@@ -110,4 +110,15 @@ func Vector(text string, dims int) []float32 {
 		v[i] *= s
 	}
 	return v
+}
+
+// mix spreads every bit of x over all others (the finaliser of
+// MurmurHash3), so dimensions do not follow FNV's weak low bits.
+func mix(x uint64) uint64 {
+	x ^= x >> 33
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	x *= 0xc4ceb9fe1a85ec53
+	x ^= x >> 33
+	return x
 }
