@@ -20,12 +20,20 @@ import (
 
 // Defaults of Options.
 const (
+	// DefaultBatchSize is the texts of one embedder call (Options.BatchSize).
 	DefaultBatchSize = 64
-	DefaultTries     = 3
-	DefaultBackoff   = 200 * time.Millisecond
-	DefaultQueue     = "embed"
-	DefaultLease     = 2 * time.Minute
-	DefaultPoll      = time.Second
+	// DefaultTries is the tries of one embedder call (Options.Tries).
+	DefaultTries = 3
+	// DefaultBackoff is the wait before a second try (Options.Backoff).
+	DefaultBackoff = 200 * time.Millisecond
+	// DefaultQueue is the work queue's name (Options.Queue).
+	DefaultQueue = "embed"
+	// DefaultLease is how long a claimed batch is held (Options.Lease).
+	DefaultLease = 2 * time.Minute
+	// DefaultPoll is how often idle workers look for work (Options.Poll).
+	DefaultPoll = time.Second
+	// DefaultMaxClaims is the failed claims before a queued record is
+	// dropped (Options.MaxClaims).
 	DefaultMaxClaims = 5
 )
 
