@@ -33,6 +33,10 @@ var (
 	ErrUnimplemented = errors.New("memory: unimplemented")
 	// ErrClosed reports a call on a closed store or driver.
 	ErrClosed = errors.New("memory: closed")
+	// ErrUnavailable reports that a service the call depends on — an
+	// embedding model, a language model — failed or could not be
+	// reached. Nothing was stored; retrying later may succeed.
+	ErrUnavailable = errors.New("memory: unavailable")
 )
 
 // Error is a classified error: Kind is one of the sentinels above and Err,

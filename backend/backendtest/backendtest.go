@@ -290,7 +290,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 var sentinels = []error{
 	memory.ErrNotFound, memory.ErrInvalidArgument, memory.ErrIncompleteScope,
 	memory.ErrPermissionDenied, memory.ErrConflict, memory.ErrTooLarge,
-	memory.ErrUnimplemented, memory.ErrClosed,
+	memory.ErrUnimplemented, memory.ErrClosed, memory.ErrUnavailable,
 }
 
 // wantErr reports whether err matches want, and that it matches no other

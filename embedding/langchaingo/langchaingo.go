@@ -12,6 +12,7 @@ package langchaingo
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -68,8 +69,8 @@ func (a *Embedder) Model() string { return a.model }
 // memory.CheckEmbeddings: one vector per text, all of one dimension, all
 // finite and not all zero. Malformed output is memory.ErrInvalidArgument
 // (ErrTooLarge for too many dimensions) and none of it is returned. An
-// error of the provider is returned wrapped, unclassified, so errors.As
-// finds it; context errors are returned unchanged.
+// error of the provider is memory.ErrUnavailable, wrapping the provider's
+// error so errors.As finds it; context errors are returned unchanged.
 func (a *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -109,24 +110,10 @@ func providerError(ctx context.Context, model string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
 	}
-	return &providerErr{model: model, err: err}
+	return memory.Wrap(memory.ErrUnavailable, err, fmt.Sprintf("langchaingo model %q", model))
 }
 
 func modelError(model string, err error) error {
 	e := err.(*memory.Error)
 	return memory.Errorf(e.Kind, "langchaingo model %q: %s", model, e.Msg)
 }
-
-// providerErr is a provider's failure: not classified, since whether it
-// is worth retrying is the provider's to say, and it unwraps to the
-// provider's error.
-type providerErr struct {
-	model string
-	err   error
-}
-
-func (e *providerErr) Error() string {
-	return "langchaingo model " + `"` + e.model + `"` + ": " + e.err.Error()
-}
-
-func (e *providerErr) Unwrap() error { return e.err }

@@ -108,10 +108,16 @@ func TestProviderErrorsStayReachable(t *testing.T) {
 	}, "m")
 	_, err := a.Embed(context.Background(), []string{"x"})
 	var pf *providerFailure
+	if !errors.Is(err, memory.ErrUnavailable) {
+		t.Errorf("Embed: err = %v, want memory.ErrUnavailable", err)
+	}
 	if !errors.As(err, &pf) || pf.status != 429 {
 		t.Errorf("Embed: err = %v, the provider's error is not reachable", err)
 	}
 	_, err = a.EmbedQuery(context.Background(), "x")
+	if !errors.Is(err, memory.ErrUnavailable) {
+		t.Errorf("EmbedQuery: err = %v, want memory.ErrUnavailable", err)
+	}
 	if !errors.As(err, &pf) || pf.status != 503 {
 		t.Errorf("EmbedQuery: err = %v, the provider's error is not reachable", err)
 	}
