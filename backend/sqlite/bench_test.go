@@ -32,63 +32,105 @@ func TestMain(m *testing.M) {
 	if bench1M.dir != "" {
 		_ = os.RemoveAll(bench1M.dir)
 	}
-	vectorFiles.mu.Lock()
-	for _, d := range vectorFiles.d {
+	dataFiles.mu.Lock()
+	for _, d := range dataFiles.d {
 		_ = d.Close()
 	}
-	if vectorFiles.dir != "" {
-		_ = os.RemoveAll(vectorFiles.dir)
+	if dataFiles.dir != "" {
+		_ = os.RemoveAll(dataFiles.dir)
 	}
-	vectorFiles.mu.Unlock()
+	dataFiles.mu.Unlock()
 	os.Exit(code)
 }
 
-// vectorFiles holds the vector data sets, one file per shape, built once
-// per process and kept open with their search caches loaded; TestMain
-// closes and removes them.
-var vectorFiles struct {
+// dataFiles holds the search data sets, one file per set, built once per
+// process and kept open with their search caches loaded; TestMain closes
+// and removes them.
+var dataFiles struct {
 	mu  sync.Mutex
 	dir string
-	d   map[[2]int]*Driver
+	d   map[string]*Driver
+}
+
+// dataFile returns the open driver of the data set name, building it the
+// first time with fill and warming its search cache with warm.
+func dataFile(b *testing.B, name string, fill, warm func(d *Driver) error) *Driver {
+	b.Helper()
+	dataFiles.mu.Lock()
+	defer dataFiles.mu.Unlock()
+	if d := dataFiles.d[name]; d != nil {
+		return d
+	}
+	if dataFiles.dir == "" {
+		dir, err := os.MkdirTemp("", "agentmem-sqlite-bench-sets-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		dataFiles.dir = dir
+		dataFiles.d = map[string]*Driver{}
+	}
+	start := time.Now()
+	d, err := Open(filepath.Join(dataFiles.dir, name+".db"), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := fill(d); err != nil {
+		b.Fatal(err)
+	}
+	filled := time.Since(start)
+	start = time.Now()
+	if err := warm(d); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%s: writing took %s, loading it for search %s", name, filled, time.Since(start))
+	dataFiles.d[name] = d
+	return d
 }
 
 var vectorBench = backendtest.VectorBenchConfig{
 	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
-		vectorFiles.mu.Lock()
-		defer vectorFiles.mu.Unlock()
-		shape := [2]int{scopes, perScope}
-		if d := vectorFiles.d[shape]; d != nil {
-			return d
-		}
-		if vectorFiles.dir == "" {
-			dir, err := os.MkdirTemp("", "agentmem-sqlite-vectors-")
-			if err != nil {
-				b.Fatal(err)
+		return dataFile(b, fmt.Sprintf("vectors-%dx%d", scopes, perScope),
+			func(d *Driver) error { return backendtest.FillVectors(context.Background(), d, scopes, perScope) },
+			func(d *Driver) error {
+				q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
+				_, err := d.Search(context.Background(), q, backendtest.BenchVectorRecord(0, 0).Vector, 1)
+				return err
+			})
+	},
+}
+
+var textBench = backendtest.TextBenchConfig{
+	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
+		return dataFile(b, fmt.Sprintf("texts-%dx%d", scopes, perScope),
+			func(d *Driver) error { return backendtest.FillTexts(context.Background(), d, scopes, perScope) },
+			func(d *Driver) error {
+				q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchTextIdentity(0).Tenant}}}
+				_, err := d.SearchText(context.Background(), q, "warm", 1)
+				return err
+			})
+	},
+	Reopen: func(b *testing.B, d driver.Driver) driver.Driver {
+		var path string
+		dataFiles.mu.Lock()
+		for name, x := range dataFiles.d {
+			if x == d {
+				path = filepath.Join(dataFiles.dir, name+".db")
 			}
-			vectorFiles.dir = dir
-			vectorFiles.d = map[[2]int]*Driver{}
 		}
-		start := time.Now()
-		d, err := Open(filepath.Join(vectorFiles.dir, fmt.Sprintf("vectors-%dx%d.db", scopes, perScope)), Options{})
+		dataFiles.mu.Unlock()
+		rd, err := Open(path, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := backendtest.FillVectors(context.Background(), d, scopes, perScope); err != nil {
-			b.Fatal(err)
-		}
-		filled := time.Since(start)
-		// The first search loads the vectors into memory; do it before
-		// timing.
-		start = time.Now()
-		q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
-		if _, err := d.Search(context.Background(), q, backendtest.BenchVectorRecord(0, 0).Vector, 1); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("%d x %d vectors: writing took %s, loading them for search %s", scopes, perScope, filled, time.Since(start))
-		vectorFiles.d[shape] = d
-		return d
+		return rd
 	},
 }
+
+func BenchmarkSearchText100k(b *testing.B) { backendtest.BenchmarkSearchText100k(b, textBench) }
+func BenchmarkSearchTextOneScopeOf1000(b *testing.B) {
+	backendtest.BenchmarkSearchTextOneScopeOf1000(b, textBench)
+}
+func BenchmarkFirstSearchText(b *testing.B) { backendtest.BenchmarkFirstSearchText(b, textBench) }
 
 func BenchmarkSearch100k(b *testing.B) { backendtest.BenchmarkSearch100k(b, vectorBench) }
 func BenchmarkSearchOneScopeOf1000(b *testing.B) {
