@@ -67,22 +67,7 @@ func BenchTextRecord(s, i int) memory.Record {
 
 // FillTexts stores scopes × perScope BenchTextRecords in d.
 func FillTexts(ctx context.Context, d driver.Driver, scopes, perScope int) error {
-	batch := make([]memory.Record, 0, memory.MaxBatch)
-	for s := range scopes {
-		for i := range perScope {
-			batch = append(batch, BenchTextRecord(s, i))
-			if len(batch) == cap(batch) {
-				if err := d.Put(ctx, batch); err != nil {
-					return err
-				}
-				batch = batch[:0]
-			}
-		}
-	}
-	if len(batch) > 0 {
-		return d.Put(ctx, batch)
-	}
-	return nil
+	return fillScopes(ctx, d, scopes, perScope, BenchTextRecord)
 }
 
 // TextBenchConfig describes the driver a text benchmark measures.

@@ -54,12 +54,18 @@ func BenchVectorRecord(s, i int) memory.Record {
 }
 
 // FillVectors writes scopes x perScope vector records into d, scope by
-// scope, in batches of at most 2,000 records.
+// scope, in batches of at most memory.MaxBatch records.
 func FillVectors(ctx context.Context, d driver.Driver, scopes, perScope int) error {
-	batch := make([]memory.Record, 0, 2000)
+	return fillScopes(ctx, d, scopes, perScope, BenchVectorRecord)
+}
+
+// fillScopes stores rec(s, i) for every scope s below scopes and i below
+// perScope, in batches of memory.MaxBatch.
+func fillScopes(ctx context.Context, d driver.Driver, scopes, perScope int, rec func(s, i int) memory.Record) error {
+	batch := make([]memory.Record, 0, memory.MaxBatch)
 	for s := range scopes {
 		for i := range perScope {
-			batch = append(batch, BenchVectorRecord(s, i))
+			batch = append(batch, rec(s, i))
 			if len(batch) == cap(batch) {
 				if err := d.Put(ctx, batch); err != nil {
 					return err

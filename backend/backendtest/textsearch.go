@@ -127,30 +127,7 @@ func checkTextSearch(r reporter, e *env) {
 	clk.Advance(time.Minute) // some records have expired
 	now := clk.Now()
 
-	filters := []struct {
-		what string
-		q    func(id memory.Identity) driver.Query
-	}{
-		{"tenant", func(id memory.Identity) driver.Query { return tenantQuery(id.Tenant) }},
-		{"session", func(id memory.Identity) driver.Query {
-			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
-		}},
-		{"user, facts only", func(id memory.Identity) driver.Query {
-			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
-		}},
-		{"tenant, one key", func(id memory.Identity) driver.Query {
-			q := tenantQuery(id.Tenant)
-			q.Key = "k1"
-			return q
-		}},
-		{"tenant, 40 ids", func(id memory.Identity) driver.Query {
-			q := tenantQuery(id.Tenant)
-			for range 40 {
-				q.IDs = append(q.IDs, all[rnd.IntN(len(all))].ID)
-			}
-			return q
-		}},
-	}
+	filters := searchFilters(r, rnd, all)
 	compared := 0
 	for qi := range 12 {
 		caller := all[rnd.IntN(len(all))].Identity
@@ -362,4 +339,38 @@ func textIDs(ms []driver.Match) string {
 		ids[i] = m.Record.ID
 	}
 	return strings.Join(ids, " ")
+}
+
+// searchFilter is one query shape the search checks run: a name and the
+// query it makes for a caller.
+type searchFilter struct {
+	what string
+	q    func(id memory.Identity) driver.Query
+}
+
+// searchFilters returns the query shapes of the search checks over the
+// records all: a tenant, a session, a user's facts, a key, and 40 random
+// ids of all.
+func searchFilters(r reporter, rnd *rand.Rand, all []memory.Record) []searchFilter {
+	return []searchFilter{
+		{"tenant", func(id memory.Identity) driver.Query { return tenantQuery(id.Tenant) }},
+		{"session", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
+		}},
+		{"user, facts only", func(id memory.Identity) driver.Query {
+			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
+		}},
+		{"tenant, one key", func(id memory.Identity) driver.Query {
+			q := tenantQuery(id.Tenant)
+			q.Key = "k1"
+			return q
+		}},
+		{"tenant, 40 ids", func(id memory.Identity) driver.Query {
+			q := tenantQuery(id.Tenant)
+			for range 40 {
+				q.IDs = append(q.IDs, all[rnd.IntN(len(all))].ID)
+			}
+			return q
+		}},
+	}
 }

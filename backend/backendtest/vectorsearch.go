@@ -131,30 +131,7 @@ func checkVectorSearch(r reporter, e *env) {
 	clk.Advance(time.Minute) // some records have expired
 	now := clk.Now()
 
-	filters := []struct {
-		what string
-		q    func(id memory.Identity) driver.Query
-	}{
-		{"tenant", func(id memory.Identity) driver.Query { return tenantQuery(id.Tenant) }},
-		{"session", func(id memory.Identity) driver.Query {
-			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelSession)}
-		}},
-		{"user, facts only", func(id memory.Identity) driver.Query {
-			return driver.Query{Filter: mustFilter(r, memory.Posture{}, id, memory.LevelUser), Kinds: []memory.Kind{memory.KindFact}}
-		}},
-		{"tenant, one key", func(id memory.Identity) driver.Query {
-			q := tenantQuery(id.Tenant)
-			q.Key = "k1"
-			return q
-		}},
-		{"tenant, 40 ids", func(id memory.Identity) driver.Query {
-			q := tenantQuery(id.Tenant)
-			for range 40 {
-				q.IDs = append(q.IDs, all[rnd.IntN(len(all))].ID)
-			}
-			return q
-		}},
-	}
+	filters := searchFilters(r, rnd, all)
 	const queries, k = 12, 10
 	var hits, wanted int
 	for qi := range queries {

@@ -120,15 +120,7 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 	rows := c.rows
 	accept := func(ref vecindex.Ref) bool {
 		r := &rows[ref]
-		switch {
-		case r.expires != 0 && now >= r.expires:
-			return false
-		case q.Key != "" && r.key != q.Key:
-			return false
-		case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.kind):
-			return false
-		}
-		return len(q.IDs) == 0 || slices.Contains(q.IDs, r.id)
+		return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now)
 	}
 	tie := func(a, b vecindex.Ref) int {
 		ra, rb := &rows[a], &rows[b]
@@ -154,6 +146,21 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 		ids[i] = rows[h.Ref].id
 	}
 	return hits, ids, nil
+}
+
+// cachedMatches reports whether a cached record of a writer q's filter
+// matches passes the rest of q at time now: its kinds, key and ids, and
+// expiry (0: never).
+func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, expires, now int64) bool {
+	switch {
+	case expires != 0 && now >= expires:
+		return false
+	case q.Key != "" && key != q.Key:
+		return false
+	case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind):
+		return false
+	}
+	return len(q.IDs) == 0 || slices.Contains(q.IDs, id)
 }
 
 // fetchMatches reads the records tenant holds under ids and pairs them

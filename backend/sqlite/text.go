@@ -4,7 +4,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
@@ -92,17 +91,7 @@ func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]str
 	if len(parts) == 0 {
 		return nil, nil, nil
 	}
-	keep := func(r *textRow) bool {
-		switch {
-		case r.expires != 0 && now >= r.expires:
-			return false
-		case q.Key != "" && r.key != q.Key:
-			return false
-		case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.kind):
-			return false
-		}
-		return len(q.IDs) == 0 || slices.Contains(q.IDs, r.id)
-	}
+	keep := func(r *textRow) bool { return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now) }
 	lq := lexical.NewQuery(text)
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *textRow) bool {
 		if a.created != b.created {

@@ -96,15 +96,11 @@ func textState(ctx context.Context, q sqlx.QueryerContext) (epoch, maxRow int64,
 // largest rowid they are current at, in one read transaction. The caller
 // holds mu for writing.
 func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
-	conn, err := db.Connx(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return err
-	}
-	defer func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK") }()
+	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn) })
+}
+
+// loadFrom is load's body, on a connection inside a read transaction.
+func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	epoch, maxRow, err := textState(ctx, conn)
 	if err != nil {
 		return err

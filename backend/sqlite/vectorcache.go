@@ -177,6 +177,12 @@ func addEpoch(ctx context.Context, conn *sqlx.Conn, name string) (int64, error) 
 // load reads every stored vector into the cache, with the epoch they are
 // current at, in one read transaction. The caller holds mu for writing.
 func (c *vectorCache) load(ctx context.Context, db *sqlx.DB) error {
+	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn) })
+}
+
+// inSnapshot runs fn on a connection of db inside a read transaction, so
+// that everything fn reads comes from one snapshot of the file.
+func inSnapshot(ctx context.Context, db *sqlx.DB, fn func(conn *sqlx.Conn) error) error {
 	conn, err := db.Connx(ctx)
 	if err != nil {
 		return err
@@ -186,6 +192,11 @@ func (c *vectorCache) load(ctx context.Context, db *sqlx.DB) error {
 		return err
 	}
 	defer func() { _, _ = conn.ExecContext(context.Background(), "ROLLBACK") }()
+	return fn(conn)
+}
+
+// loadFrom is load's body, on a connection inside a read transaction.
+func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	epoch, err := storedEpoch(ctx, conn)
 	if err != nil {
 		return err
