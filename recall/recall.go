@@ -11,8 +11,9 @@
 // shares few of its words while the turns around it share many ("Where
 // did she camp?" — "At the beach!"), so the neighbours' evidence lifts the
 // answer. Other records (facts, summaries, documents) keep their text
-// score. Results are ordered by score, then newest, then id, and are
-// deterministic.
+// score. Last, a record whose speaker (Metadata[SpeakerKey]) the query
+// names has its score multiplied by 1 + Options.SpeakerBoost. Results are
+// ordered by score, then newest, then id, and are deterministic.
 package recall
 
 import (
@@ -23,6 +24,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
 )
 
 // Defaults of Options.
@@ -36,6 +38,9 @@ const (
 	// DefaultNeighbourWeight is the share of a neighbour's score a turn
 	// gains when Options.NeighbourWeight is zero.
 	DefaultNeighbourWeight = 0.5
+	// DefaultSpeakerBoost is the share a record's score gains when the
+	// query names its speaker and Options.SpeakerBoost is zero.
+	DefaultSpeakerBoost = 0.5
 )
 
 // Options configure a Recaller. The zero value is the documented default.
@@ -51,6 +56,10 @@ type Options struct {
 	// NeighbourWeight is the share of each neighbour's score a turn
 	// gains; zero means DefaultNeighbourWeight.
 	NeighbourWeight float64
+	// SpeakerBoost is the share of its score a record gains when the
+	// query names its speaker (Metadata[SpeakerKey]); zero means
+	// DefaultSpeakerBoost, a negative value none.
+	SpeakerBoost float64
 }
 
 // Result is one recalled record and its score.
@@ -80,6 +89,9 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 	if opt.NeighbourWeight == 0 {
 		opt.NeighbourWeight = DefaultNeighbourWeight
 	}
+	if opt.SpeakerBoost == 0 {
+		opt.SpeakerBoost = DefaultSpeakerBoost
+	}
 	switch {
 	case opt.Candidates < 1 || opt.Candidates > driver.MaxSearchK:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Candidates is %d; it must be between 1 and %d", opt.Candidates, driver.MaxSearchK)
@@ -87,6 +99,8 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Neighbours is %d; at most 100", opt.Neighbours)
 	case !(opt.NeighbourWeight > 0 && opt.NeighbourWeight <= 10):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: NeighbourWeight is %v; it must be above 0 and at most 10", opt.NeighbourWeight)
+	case !(opt.SpeakerBoost <= 10):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: SpeakerBoost is %v; at most 10", opt.SpeakerBoost)
 	}
 	if _, ok := store.Driver().(driver.TextSearcher); !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "recall: the %T driver has no text search", store.Driver())
@@ -113,11 +127,19 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 			return nil, err
 		}
 	}
+	var queryTerms []string
+	if r.opt.SpeakerBoost > 0 {
+		queryTerms = lexical.Terms(text)
+	}
 	out := make([]Result, 0, len(scores))
 	for _, res := range scores {
-		if res.Score > 0 {
-			out = append(out, *res)
+		if res.Score <= 0 {
+			continue
 		}
+		if sp := res.Record.Metadata[SpeakerKey]; sp != "" && queryTerms != nil && named(queryTerms, sp) {
+			res.Score *= 1 + r.opt.SpeakerBoost
+		}
+		out = append(out, *res)
 	}
 	slices.SortFunc(out, func(a, b Result) int {
 		switch {

@@ -159,3 +159,40 @@ func TestOptionsAndErrors(t *testing.T) {
 		t.Errorf("Recall of invalid UTF-8 = %v, want ErrInvalidArgument", err)
 	}
 }
+
+// TestSpeakerBoost checks that a record whose speaker the query names
+// outranks an equal record by someone else, and that the boost can be
+// turned off.
+func TestSpeakerBoost(t *testing.T) {
+	ctx := context.Background()
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	defer st.Close()
+	who := memory.Identity{Tenant: "acme", User: "alice", Agent: "bot", Session: "s1"}
+	for i, sp := range []string{"Melanie", "Caroline"} {
+		rec := memory.Record{ID: "f-" + sp, Kind: memory.KindFact, Content: "went hiking in the hills",
+			Metadata: map[string]string{recall.SpeakerKey: sp}, Created: t0.Add(time.Duration(i) * time.Second)}
+		if err := st.Add(ctx, who, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := memory.Query{Level: memory.LevelUser}
+	for _, c := range []struct {
+		boost float64
+		want  string
+	}{
+		{0, "f-Melanie f-Caroline"},  // the default boost lifts Melanie's older fact
+		{-1, "f-Caroline f-Melanie"}, // without it, the tie goes to the newer
+	} {
+		r, err := recall.New(st, recall.Options{SpeakerBoost: c.boost})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.Recall(ctx, who, q, "where did Melanie's family go hiking?", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids(got) != c.want {
+			t.Errorf("SpeakerBoost %v: recalled %s, want %s", c.boost, ids(got), c.want)
+		}
+	}
+}

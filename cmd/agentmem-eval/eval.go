@@ -97,7 +97,8 @@ var recallQuery = memory.Query{Level: memory.LevelUser, Kinds: []memory.Kind{mem
 // Records returns the conversation's turns as the records to ingest, in
 // time order: speaker_a's turns with role user, speaker_b's with role
 // assistant, content "<speaker>: <text>", the turn's time, its session's
-// identity (SessionIdentity), and its dia_id in metadata.
+// identity (SessionIdentity), and in metadata its dia_id and its speaker
+// (recall.SpeakerKey).
 func Records(c Conversation) []memory.Record {
 	recs := make([]memory.Record, len(c.Turns))
 	for i, t := range c.Turns {
@@ -107,7 +108,7 @@ func Records(c Conversation) []memory.Record {
 			role = memory.RoleAssistant
 		}
 		r := memory.NewTurn(id, role, t.Speaker+": "+t.Text, t.Created)
-		r.Metadata = map[string]string{diaKey: t.DiaID}
+		r.Metadata = map[string]string{diaKey: t.DiaID, recall.SpeakerKey: t.Speaker}
 		recs[i] = r
 	}
 	return recs
