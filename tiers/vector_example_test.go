@@ -65,5 +65,5 @@ func ExampleVector() {
 	//
 	// [Current task follows]
 	// You are a knowledge retrieval agent.
-	// score 1.364 in research/collect (the first entry: true)
+	// score 1.341 in research/collect (the first entry: true)
 }

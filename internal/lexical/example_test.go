@@ -25,8 +25,8 @@ func Example() {
 		fmt.Printf("%s %.3f\n", h.Ref, h.Score)
 	}
 	// Output:
-	// b.txt 1.381
-	// a.txt 0.457
+	// b.txt 1.431
+	// a.txt 0.442
 }
 
 // The words of a text as the index sees them: folded, stopwords dropped,
@@ -34,7 +34,7 @@ func Example() {
 func ExampleAnalyze() {
 	fmt.Println(slices.Collect(lexical.Analyze("The pods were RESTARTED after connecting to the databases")))
 	// Output:
-	// [pod were restart after connect databas]
+	// [pod restart connect databas]
 }
 
 // A search over the partitions one reader may see: one index per writer,
