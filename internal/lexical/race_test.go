@@ -7,3 +7,6 @@ package lexical
 // test touches, so it gets more room; a quadratic cost would still take
 // 16 times as long.
 const growthLimit = 8
+
+// raceEnabled reports whether the race detector is on.
+const raceEnabled = true
