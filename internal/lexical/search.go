@@ -13,8 +13,8 @@ import "sync"
 // scope: a caller that keeps one partition per writer and searches only
 // the partitions a reader may see gives that reader scores that other
 // tenants' or users' texts cannot influence, so scores are no side
-// channel. A partition listed twice is searched once; a reference should
-// be in one partition only.
+// channel. A partition listed twice is searched once, a nil one not at
+// all; a reference should be in one partition only.
 //
 // keep then filters the candidates: a document keep refuses is never
 // offered to top, so the hits are the best of the documents keep accepts
@@ -55,7 +55,7 @@ func (x *Index[R]) Search(q *Query, p Params, top *TopK[R], keep func(R) bool) (
 
 // distinct returns parts without repeats, in order.
 func distinct[R comparable](parts []*Index[R]) []*Index[R] {
-	if len(parts) < 2 {
+	if len(parts) == 1 && parts[0] != nil {
 		return parts
 	}
 	seen := make(map[*Index[R]]bool, len(parts))
