@@ -140,8 +140,12 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if done, err := d.putAlone(ctx, recs, args); done {
 		return err
 	}
-	var vw vectorWrite
+	var (
+		vw vectorWrite
+		tw textWrite
+	)
 	defer vw.done(&d.vc)
+	defer tw.done(&d.tc)
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
 		// Statements run without a cancellable context, which would cost
 		// a goroutine per statement in go-sqlite3; cancellation is checked
@@ -190,7 +194,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// New records take new rowids, which text search reads by
 		// itself; a replacement changes a stored record.
 		if replaced {
-			if err := countTextChange(bg, conn); err != nil {
+			if err := tw.begin(bg, &d.tc, conn, textChangesOf(recs)); err != nil {
 				return err
 			}
 		}
@@ -203,6 +207,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	})
 	if err == nil {
 		vw.commit(&d.vc)
+		tw.commit(&d.tc)
 	}
 	return err
 }
@@ -309,9 +314,13 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 	var (
 		n  int64
 		vw vectorWrite
+		tw textWrite
 	)
 	defer vw.done(&d.vc)
+	defer tw.done(&d.tc)
+	texts := d.tc.isLoaded()
 	err := d.write(ctx, func(conn *sqlx.Conn) error {
+		bg := context.WithoutCancel(ctx)
 		dims := d.dims.Load()
 		if dims == 0 {
 			stored, err := sq.StoredDims(ctx, conn)
@@ -320,7 +329,9 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			}
 			dims = int64(stored)
 		}
-		if dims == 0 {
+		if dims == 0 && !texts {
+			// No cache to tell which records went: a text cache loaded
+			// meanwhile is reset at commit.
 			res, err := conn.ExecContext(ctx, query, args...)
 			if err != nil {
 				return fail(ctx, err, what)
@@ -329,7 +340,8 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 				return fail(ctx, err, what)
 			}
 			if n > 0 {
-				return countTextChange(context.WithoutCancel(ctx), conn)
+				tw.unknown = true
+				return tw.begin(bg, &d.tc, conn, nil)
 			}
 			return nil
 		}
@@ -337,7 +349,10 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 		if err != nil {
 			return fail(ctx, err, what)
 		}
-		var changes []vectorChange
+		var (
+			vchanges []vectorChange
+			tchanges []textChange
+		)
 		for rows.Next() {
 			var k recordKey
 			var vector bool
@@ -346,8 +361,9 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 				return fail(ctx, err, what)
 			}
 			n++
+			tchanges = append(tchanges, textChange{key: k, removed: true})
 			if vector {
-				changes = append(changes, vectorChange{key: k, removed: true})
+				vchanges = append(vchanges, vectorChange{key: k, removed: true})
 			}
 		}
 		if err := rows.Close(); err != nil {
@@ -357,12 +373,12 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			return fail(ctx, err, what)
 		}
 		if n > 0 {
-			if err := countTextChange(context.WithoutCancel(ctx), conn); err != nil {
+			if err := tw.begin(bg, &d.tc, conn, tchanges); err != nil {
 				return err
 			}
 		}
-		if len(changes) > 0 {
-			return vw.begin(context.WithoutCancel(ctx), &d.vc, conn, changes)
+		if len(vchanges) > 0 {
+			return vw.begin(bg, &d.vc, conn, vchanges)
 		}
 		return nil
 	})
@@ -370,6 +386,7 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 		return 0, err
 	}
 	vw.commit(&d.vc)
+	tw.commit(&d.tc)
 	return n, nil
 }
 

@@ -31,8 +31,10 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	var (
 		version int64
 		vw      vectorWrite
+		tw      textWrite
 	)
 	defer vw.done(&d.vc)
+	defer tw.done(&d.tc)
 	err = d.write(ctx, func(conn *sqlx.Conn) error {
 		bg := context.WithoutCancel(ctx)
 		stored, err := sq.CheckSwap(bg, conn, rec, expect, now)
@@ -50,7 +52,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		version = stored + 1
 		// The upsert may have rewritten a stored (live or expired) record
 		// in place, under its old rowid.
-		if err := countTextChange(bg, conn); err != nil {
+		if err := tw.begin(bg, &d.tc, conn, textChangesOf([]memory.Record{rec})); err != nil {
 			return err
 		}
 		if rec.Vector != nil || stored != 0 {
@@ -62,5 +64,6 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		return 0, err
 	}
 	vw.commit(&d.vc)
+	tw.commit(&d.tc)
 	return version, nil
 }

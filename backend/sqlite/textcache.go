@@ -157,11 +157,104 @@ func (c *textCache) read(ctx context.Context, q sqlx.QueryerContext, from, to in
 	return rows.Err()
 }
 
-// countTextChange moves the text epoch on within the write transaction on
-// conn, for a write that changed or removed stored records.
-func countTextChange(ctx context.Context, conn *sqlx.Conn) error {
-	if _, err := addEpoch(ctx, conn, settingTextEpoch); err != nil {
+// textChange is one record a committed write stored or removed.
+type textChange struct {
+	key     recordKey
+	removed bool
+	row     *textRow // of a stored record
+	content string   // of a stored record
+}
+
+// textChangesOf returns the text changes of storing recs, in order (a
+// later occurrence of an id replaces an earlier one).
+func textChangesOf(recs []memory.Record) []textChange {
+	out := make([]textChange, len(recs))
+	for i, r := range recs {
+		var expires int64
+		if !r.Expires.IsZero() {
+			expires = r.Expires.UnixNano()
+		}
+		out[i] = textChange{
+			key:     recordKey{r.Identity.Tenant, r.ID},
+			row:     &textRow{writer: r.Identity, id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expires},
+			content: r.Content,
+		}
+	}
+	return out
+}
+
+// textWrite carries a write transaction's changes of stored records to
+// the text cache, as vectorWrite does for vectors: begin, inside the
+// transaction, locks the cache and moves the text epoch on; commit, after
+// the transaction committed, applies the changes, so this driver's own
+// replacements, swaps and deletions do not make its next search load
+// every text again; done, deferred, unlocks the cache whatever happened.
+type textWrite struct {
+	locked  bool
+	epoch   int64
+	changes []textChange
+	unknown bool // the write does not know what it removed: commit resets a loaded cache
+}
+
+func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textChange) error {
+	if !w.locked {
+		c.mu.Lock()
+		w.locked = true
+	}
+	epoch, err := addEpoch(ctx, conn, settingTextEpoch)
+	if err != nil {
 		return classify(err, "sqlite: count the record change")
 	}
+	w.epoch, w.changes = epoch, changes
 	return nil
+}
+
+func (w *textWrite) commit(c *textCache) {
+	switch {
+	case w.locked && w.unknown:
+		c.reset()
+	case w.locked:
+		c.apply(w.epoch, w.changes)
+	}
+}
+
+func (w *textWrite) done(c *textCache) {
+	if w.locked {
+		w.locked = false
+		c.mu.Unlock()
+	}
+}
+
+// apply brings a loaded cache at epoch-1 to epoch with the changes of the
+// transaction that committed epoch; a cache at another epoch missed a
+// change and is reset, to be loaded again. A stored record already in
+// the cache is replaced; one that is not (a new record) is left for the
+// catch-up by rowid. The caller holds mu.
+func (c *textCache) apply(epoch int64, changes []textChange) {
+	if !c.loaded {
+		return
+	}
+	if c.epoch != epoch-1 {
+		c.reset()
+		return
+	}
+	for _, ch := range changes {
+		old := c.byKey[ch.key]
+		switch {
+		case ch.removed && old != nil:
+			c.groups[old.writer].Remove(old)
+			delete(c.byKey, ch.key)
+		case !ch.removed && old != nil:
+			c.put(ch.row, ch.content)
+		}
+	}
+	c.epoch = epoch
+}
+
+// isLoaded reports whether the cache is loaded, for a write deciding
+// whether its deletions are worth reading back.
+func (c *textCache) isLoaded() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.loaded
 }
