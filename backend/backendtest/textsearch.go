@@ -96,32 +96,12 @@ func checkTextSearch(r reporter, e *env) {
 		r.Errorf("SearchText of an empty store returned %d matches", len(got))
 	}
 
-	const n = 800
-	tenants := []string{"ts-a", "ts-b"}
-	sessions := []string{"s1", "s2", "s3"}
-	kinds := []memory.Kind{memory.KindFact, memory.KindTurn, memory.KindSummary}
-	var all []memory.Record
-	for i := range n {
-		id := memory.Identity{
-			Tenant:  tenants[rnd.IntN(len(tenants))],
-			User:    fmt.Sprintf("u%d", rnd.IntN(2)),
-			Agent:   "agent",
-			Session: sessions[rnd.IntN(len(sessions))],
-		}
-		rec := memory.Record{
-			ID: fmt.Sprintf("ts-%04d", i), Kind: kinds[rnd.IntN(len(kinds))], Identity: id,
-			Key:     fmt.Sprintf("k%d", rnd.IntN(4)),
-			Created: t0.Add(time.Duration(rnd.IntN(200)) * time.Second),
-			Content: randomText(rnd, 1+rnd.IntN(30)),
-		}
+	all := randomRecords(rnd, 800, "ts", []memory.Kind{memory.KindFact, memory.KindTurn, memory.KindSummary}, 200, func(rec *memory.Record, _ int) {
+		rec.Content = randomText(rnd, 1+rnd.IntN(30))
 		if rec.Kind == memory.KindTurn {
 			rec.Label = string(memory.RoleUser)
 		}
-		if rnd.IntN(8) == 0 {
-			rec.Expires = t0.Add(time.Duration(1+rnd.IntN(120)) * time.Second)
-		}
-		all = append(all, rec)
-	}
+	})
 	all = e.agentRecords(d, all)
 	e.putAll(r, d, "random texts", all)
 	clk.Advance(time.Minute) // some records have expired
@@ -373,4 +353,34 @@ func searchFilters(r reporter, rnd *rand.Rand, all []memory.Record) []searchFilt
 			return q
 		}},
 	}
+}
+
+// randomRecords returns n records with ids prefix-0000 on, each of a
+// random identity (tenants prefix-a and prefix-b, users u0 and u1, sessions
+// s1 to s3), kind of kinds, key k0 to k3 and creation time within span
+// seconds of t0; fill then sets each one's content and what else the check
+// needs, and an eighth expire within two minutes of t0.
+func randomRecords(rnd *rand.Rand, n int, prefix string, kinds []memory.Kind, span int, fill func(rec *memory.Record, i int)) []memory.Record {
+	tenants := []string{prefix + "-a", prefix + "-b"}
+	sessions := []string{"s1", "s2", "s3"}
+	all := make([]memory.Record, 0, n)
+	for i := range n {
+		id := memory.Identity{
+			Tenant:  tenants[rnd.IntN(len(tenants))],
+			User:    fmt.Sprintf("u%d", rnd.IntN(2)),
+			Agent:   "agent",
+			Session: sessions[rnd.IntN(len(sessions))],
+		}
+		rec := memory.Record{
+			ID: fmt.Sprintf("%s-%04d", prefix, i), Kind: kinds[rnd.IntN(len(kinds))], Identity: id,
+			Key:     fmt.Sprintf("k%d", rnd.IntN(4)),
+			Created: t0.Add(time.Duration(rnd.IntN(span)) * time.Second),
+		}
+		fill(&rec, i)
+		if rnd.IntN(8) == 0 {
+			rec.Expires = t0.Add(time.Duration(1+rnd.IntN(120)) * time.Second)
+		}
+		all = append(all, rec)
+	}
+	return all
 }

@@ -101,32 +101,13 @@ func checkVectorSearch(r reporter, e *env) {
 		r.Errorf("Search of an empty store returned %d matches", len(got))
 	}
 
-	const dims, n = 24, 1500
-	tenants := []string{"vs-a", "vs-b"}
-	sessions := []string{"s1", "s2", "s3"}
-	kinds := []memory.Kind{memory.KindFact, memory.KindDocument, memory.KindTurn}
-	var all []memory.Record
-	for i := range n {
-		id := memory.Identity{
-			Tenant:  tenants[rnd.IntN(len(tenants))],
-			User:    fmt.Sprintf("u%d", rnd.IntN(2)),
-			Agent:   "agent",
-			Session: sessions[rnd.IntN(len(sessions))],
-		}
-		rec := memory.Record{
-			ID: fmt.Sprintf("vs-%04d", i), Kind: kinds[rnd.IntN(len(kinds))], Identity: id,
-			Key:     fmt.Sprintf("k%d", rnd.IntN(4)),
-			Created: t0.Add(time.Duration(rnd.IntN(300)) * time.Second),
-		}
+	const dims = 24
+	all := randomRecords(rnd, 1500, "vs", []memory.Kind{memory.KindFact, memory.KindDocument, memory.KindTurn}, 300, func(rec *memory.Record, i int) {
 		rec.Content = contentFor(rec.Kind, fmt.Sprintf("record %d", i))
 		if rnd.IntN(10) > 0 { // a tenth carry no vector
 			rec.Vector = randomVector(rnd, dims)
 		}
-		if rnd.IntN(8) == 0 {
-			rec.Expires = t0.Add(time.Duration(1+rnd.IntN(120)) * time.Second)
-		}
-		all = append(all, rec)
-	}
+	})
 	putAll(r, d, "random vectors", all)
 	clk.Advance(time.Minute) // some records have expired
 	now := clk.Now()

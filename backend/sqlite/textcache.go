@@ -170,13 +170,9 @@ type textChange struct {
 func textChangesOf(recs []memory.Record) []textChange {
 	out := make([]textChange, len(recs))
 	for i, r := range recs {
-		var expires int64
-		if !r.Expires.IsZero() {
-			expires = r.Expires.UnixNano()
-		}
 		out[i] = textChange{
 			key:     recordKey{r.Identity.Tenant, r.ID},
-			row:     &textRow{writer: r.Identity, id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expires},
+			row:     &textRow{writer: r.Identity, id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expiryNanos(r)},
 			content: r.Content,
 		}
 	}

@@ -243,15 +243,21 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	return nil
 }
 
+// expiryNanos returns r's expiry in unix nanoseconds, as the caches keep
+// it: 0 when r never expires.
+func expiryNanos(r memory.Record) int64 {
+	if r.Expires.IsZero() {
+		return 0
+	}
+	return r.Expires.UnixNano()
+}
+
 // changesOf returns the cache changes of storing recs (in order: a later
 // occurrence of an id replaces an earlier one).
 func changesOf(recs []memory.Record) []vectorChange {
 	out := make([]vectorChange, len(recs))
 	for i, r := range recs {
-		var expires int64
-		if !r.Expires.IsZero() {
-			expires = r.Expires.UnixNano()
-		}
+		expires := expiryNanos(r)
 		out[i] = vectorChange{
 			key:      recordKey{r.Identity.Tenant, r.ID},
 			identity: r.Identity,
