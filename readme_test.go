@@ -110,7 +110,7 @@ func readmeTour(dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(found[0].Record.Content)
+	fmt.Println(found.Hits[0].Record.Content)
 
 	// Erasure at a level removes exactly what that level reaches.
 	n, err := store.Forget(ctx, who, memory.LevelAgent)

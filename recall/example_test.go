@@ -38,7 +38,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(results[0].Record.Content)
+	fmt.Println(results.Hits[0].Record.Content)
 	// Output:
 	// Alice's parcel was delivered to the wrong address
 }

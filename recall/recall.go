@@ -14,6 +14,15 @@
 // score. Last, a record whose speaker (Metadata[SpeakerKey]) the query
 // names has its score multiplied by 1 + Options.SpeakerBoost. Results are
 // ordered by score, then newest, then id, and are deterministic.
+//
+// With an embedder (Options.Embedder), a recall is hybrid: the records
+// nearest the text's vector (embedding.Querier over the store's vector
+// search) are fused with the lexical ranking by reciprocal rank fusion, a
+// record scoring the sum over both lists of 1/(Options.FusionK + rank).
+// Rank fusion needs no calibration between BM25 scores and cosine
+// similarities. When the embedder or the vector search fails, the recall
+// still answers, with the lexical ranking alone, and says so
+// (Results.Degraded); it never fails because a model is down.
 package recall
 
 import (
@@ -24,6 +33,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/embedding"
 	"github.com/agentmem/memory/internal/lexical"
 )
 
@@ -41,6 +51,10 @@ const (
 	// DefaultSpeakerBoost is the share a record's score gains when the
 	// query names its speaker and Options.SpeakerBoost is zero.
 	DefaultSpeakerBoost = 0.5
+	// DefaultFusionK is the rank offset of reciprocal rank fusion when
+	// Options.FusionK is zero: the customary 60, which keeps the first
+	// few ranks of either list from dominating.
+	DefaultFusionK = 60
 )
 
 // Options configure a Recaller. The zero value is the documented default.
@@ -60,21 +74,41 @@ type Options struct {
 	// query names its speaker (Metadata[SpeakerKey]); zero means
 	// DefaultSpeakerBoost, a negative value none.
 	SpeakerBoost float64
+	// Embedder, when not nil, makes recalls hybrid: see the package
+	// documentation. The store's driver must then have vector search, and
+	// the embedder must be the store's recorded model (see package
+	// embedding).
+	Embedder memory.Embedder
+	// FusionK is the rank offset of the fusion; zero means DefaultFusionK.
+	FusionK float64
 }
 
 // Result is one recalled record and its score.
 type Result struct {
 	Record memory.Record
-	// Score is the record's text score plus what its neighbours lend it;
-	// higher is more relevant.
+	// Score is how relevant the record is; higher is more relevant. A
+	// lexical recall scores the record's text score, plus what its
+	// neighbours lend it, times the speaker boost; a hybrid one the fused
+	// score of its ranks.
 	Score float64
+}
+
+// Results is what a recall returns.
+type Results struct {
+	// Hits are the recalled records, best first.
+	Hits []Result
+	// Degraded, when not nil, is why a hybrid recall's Hits are the
+	// lexical ranking alone: the error of the embedder or of the vector
+	// search.
+	Degraded error
 }
 
 // Recaller recalls records by relevance from a Store. It is safe for
 // concurrent use.
 type Recaller struct {
-	store *backend.Store
-	opt   Options
+	store   *backend.Store
+	opt     Options
+	querier *embedding.Querier // nil without an embedder
 }
 
 // New returns a Recaller over store, which must have text search. Options
@@ -92,6 +126,9 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 	if opt.SpeakerBoost == 0 {
 		opt.SpeakerBoost = DefaultSpeakerBoost
 	}
+	if opt.FusionK == 0 {
+		opt.FusionK = DefaultFusionK
+	}
 	switch {
 	case opt.Candidates < 1 || opt.Candidates > driver.MaxSearchK:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Candidates is %d; it must be between 1 and %d", opt.Candidates, driver.MaxSearchK)
@@ -101,20 +138,85 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: NeighbourWeight is %v; it must be above 0 and at most 10", opt.NeighbourWeight)
 	case !(opt.SpeakerBoost <= 10):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: SpeakerBoost is %v; at most 10", opt.SpeakerBoost)
+	case !(opt.FusionK >= 1 && opt.FusionK <= 1000):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: FusionK is %v; it must be between 1 and 1000", opt.FusionK)
 	}
 	if _, ok := store.Driver().(driver.TextSearcher); !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "recall: the %T driver has no text search", store.Driver())
 	}
-	return &Recaller{store: store, opt: opt}, nil
+	r := &Recaller{store: store, opt: opt}
+	if opt.Embedder != nil {
+		if _, ok := store.Driver().(driver.VectorSearcher); !ok {
+			return nil, memory.Errorf(memory.ErrUnimplemented, "recall: an embedder needs vector search, and the %T driver has none", store.Driver())
+		}
+		q, err := embedding.NewQuerier(store, opt.Embedder)
+		if err != nil {
+			return nil, err
+		}
+		r.querier = q
+	}
+	return r, nil
 }
 
 // Recall returns the k records id may read under q that are most relevant
 // to text, best first. q.Limit is ignored.
-func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) ([]Result, error) {
+func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) (Results, error) {
 	if k < 1 || k > driver.MaxSearchK {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: k is %d; it must be between 1 and %d", k, driver.MaxSearchK)
+		return Results{}, memory.Errorf(memory.ErrInvalidArgument, "recall: k is %d; it must be between 1 and %d", k, driver.MaxSearchK)
 	}
-	matches, err := r.store.SearchText(ctx, id, q, text, max(k, r.opt.Candidates))
+	n := max(k, r.opt.Candidates)
+	ranked, err := r.lexical(ctx, id, q, text, n)
+	if err != nil {
+		return Results{}, err
+	}
+	if r.querier == nil {
+		return Results{Hits: ranked[:min(k, len(ranked))]}, nil
+	}
+	vector, err := r.querier.Search(ctx, id, q, text, n)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return Results{}, cerr
+		}
+		return Results{Hits: ranked[:min(k, len(ranked))], Degraded: err}, nil
+	}
+	fused := fuse(r.opt.FusionK, ranked, vector)
+	return Results{Hits: fused[:min(k, len(fused))]}, nil
+}
+
+// fuse merges the lexical ranking and the vector matches by reciprocal
+// rank fusion: each record scores the sum, over the lists it is in, of
+// 1/(k + its rank there), ranks counted from 1.
+func fuse(k float64, lexical []Result, vector []driver.Match) []Result {
+	byKey := make(map[recordKey]*Result, len(lexical)+len(vector))
+	var order []recordKey
+	add := func(rec memory.Record, rank int) {
+		key := keyOf(rec)
+		res := byKey[key]
+		if res == nil {
+			res = &Result{Record: rec}
+			byKey[key] = res
+			order = append(order, key)
+		}
+		res.Score += 1 / (k + float64(rank))
+	}
+	for i, res := range lexical {
+		add(res.Record, i+1)
+	}
+	for i, m := range vector {
+		add(m.Record, i+1)
+	}
+	out := make([]Result, 0, len(order))
+	for _, key := range order {
+		out = append(out, *byKey[key])
+	}
+	sortResults(out)
+	return out
+}
+
+// lexical returns the lexical ranking of the n best text matches and the
+// turns their neighbours lift, all of them, best first.
+func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Query, text string, n int) ([]Result, error) {
+	matches, err := r.store.SearchText(ctx, id, q, text, n)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +243,12 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 		}
 		out = append(out, *res)
 	}
+	sortResults(out)
+	return out, nil
+}
+
+// sortResults orders results by score, then newest, then greatest id.
+func sortResults(out []Result) {
 	slices.SortFunc(out, func(a, b Result) int {
 		switch {
 		case a.Score != b.Score:
@@ -155,7 +263,6 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 		}
 		return 0
 	})
-	return out[:min(k, len(out))], nil
 }
 
 // recordKey is what identifies a record within one recall: its tenant is

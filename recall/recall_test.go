@@ -37,9 +37,9 @@ func conversation(t *testing.T, st *backend.Store, session string, start time.Ti
 	return id
 }
 
-func ids(rs []recall.Result) string {
+func ids(res recall.Results) string {
 	var out []string
-	for _, r := range rs {
+	for _, r := range res.Hits {
 		out = append(out, r.Record.ID)
 	}
 	return strings.Join(out, " ")
@@ -89,8 +89,8 @@ func TestNeighboursLend(t *testing.T) {
 	if !strings.Contains(ids(got), "s1-02") {
 		t.Errorf("with neighbours the answer turn s1-02 is not among the top 4: %s", ids(got))
 	}
-	for i := 1; i < len(got); i++ {
-		if got[i].Score > got[i-1].Score {
+	for i := 1; i < len(got.Hits); i++ {
+		if got.Hits[i].Score > got.Hits[i-1].Score {
 			t.Errorf("results out of order at %d: %s", i, ids(got))
 		}
 	}
@@ -109,19 +109,19 @@ func TestNeighboursLend(t *testing.T) {
 	if !strings.Contains(ids(w), "s2-01") {
 		t.Errorf("s2-01 follows a weather turn in its session and was not recalled: %s", ids(w))
 	}
-	for _, res := range w {
+	for _, res := range w.Hits {
 		if res.Record.ID == "s1-06" || res.Record.ID == "s1-07" {
 			t.Errorf("%s was lent a score across sessions: %s", res.Record.ID, ids(w))
 		}
 	}
 
 	// Facts only: no turns, so no lending, and no turn comes back.
-	if got, err := r.Recall(ctx, alice, memory.Query{Level: memory.LevelUser, Kinds: []memory.Kind{memory.KindFact}}, "camping", 5); err != nil || len(got) != 0 {
+	if got, err := r.Recall(ctx, alice, memory.Query{Level: memory.LevelUser, Kinds: []memory.Kind{memory.KindFact}}, "camping", 5); err != nil || len(got.Hits) != 0 {
 		t.Errorf("a facts-only recall over turns = %s, %v; want nothing", ids(got), err)
 	}
 	// Another user's recall sees none of alice's turns.
 	bob := memory.Identity{Tenant: "acme", User: "bob", Agent: "bot", Session: "s1"}
-	if got, err := r.Recall(ctx, bob, q, "camping", 5); err != nil || len(got) != 0 {
+	if got, err := r.Recall(ctx, bob, q, "camping", 5); err != nil || len(got.Hits) != 0 {
 		t.Errorf("bob's recall = %s, %v; want nothing of alice's", ids(got), err)
 	}
 }

@@ -59,8 +59,8 @@ func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memo
 	if err != nil {
 		return nil, err
 	}
-	ms := make([]driver.Match, len(res))
-	for i, x := range res {
+	ms := make([]driver.Match, len(res.Hits))
+	for i, x := range res.Hits {
 		ms[i] = driver.Match{Record: x.Record, Score: x.Score}
 	}
 	return ms, nil

@@ -90,7 +90,7 @@ func run(ctx context.Context) error {
 			return err
 		}
 		fmt.Printf("%s\n", q)
-		for _, f := range found {
+		for _, f := range found.Hits {
 			fmt.Printf("  %.2f  [%s] %s\n", f.Score, f.Record.Label, f.Record.Content)
 		}
 	}
