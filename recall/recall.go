@@ -233,13 +233,21 @@ func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Que
 	if r.opt.SpeakerBoost > 0 {
 		queryTerms = lexical.Terms(text)
 	}
+	isNamed := map[string]bool{} // by speaker: a conversation has few
 	out := make([]Result, 0, len(scores))
 	for _, res := range scores {
 		if res.Score <= 0 {
 			continue
 		}
-		if sp := res.Record.Metadata[SpeakerKey]; sp != "" && queryTerms != nil && named(queryTerms, sp) {
-			res.Score *= 1 + r.opt.SpeakerBoost
+		if sp := res.Record.Metadata[SpeakerKey]; sp != "" && queryTerms != nil {
+			yes, seen := isNamed[sp]
+			if !seen {
+				yes = named(queryTerms, sp)
+				isNamed[sp] = yes
+			}
+			if yes {
+				res.Score *= 1 + r.opt.SpeakerBoost
+			}
 		}
 		out = append(out, *res)
 	}
