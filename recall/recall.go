@@ -2,7 +2,7 @@
 // library's recall path, on top of any driver with text search
 // (driver.TextSearcher, through backend.Store.SearchText).
 //
-// A Recaller ranks in two steps. The text search ranks the records the
+// A Recaller ranks in three steps. The text search ranks the records the
 // caller's level admits by BM25 over their content (internal/lexical);
 // then each conversation turn also gains from the turns said just before
 // and after it in its session: a turn's score adds, for each of the
