@@ -255,15 +255,11 @@ func (s *Store) Swap(ctx context.Context, id memory.Identity, rec memory.Record,
 // vec; see driver.VectorSearcher. q.Limit is ignored. A driver without the
 // capability gives memory.ErrUnimplemented.
 func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, vec []float32, k int) ([]driver.Match, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	vs, ok := s.d.(driver.VectorSearcher)
 	if !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no vector search", s.d)
 	}
-	q.Limit = 0
-	dq, err := s.Query(id, q)
+	dq, err := s.searchQuery(ctx, id, q)
 	if err != nil {
 		return nil, err
 	}
@@ -276,19 +272,25 @@ func (s *Store) Search(ctx context.Context, id memory.Identity, q memory.Query, 
 // expiry applied inside the search. q.Limit is ignored. A driver without
 // the capability gives memory.ErrUnimplemented.
 func (s *Store) SearchText(ctx context.Context, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	ts, ok := s.d.(driver.TextSearcher)
 	if !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "the %T driver has no text search", s.d)
 	}
-	q.Limit = 0
-	dq, err := s.Query(id, q)
+	dq, err := s.searchQuery(ctx, id, q)
 	if err != nil {
 		return nil, err
 	}
 	return ts.SearchText(ctx, dq, text, k)
+}
+
+// searchQuery derives the driver query of a search by id under q: the
+// query of Query, without a limit (a search returns its own k).
+func (s *Store) searchQuery(ctx context.Context, id memory.Identity, q memory.Query) (driver.Query, error) {
+	if err := ctx.Err(); err != nil {
+		return driver.Query{}, err
+	}
+	q.Limit = 0
+	return s.Query(id, q)
 }
 
 // keyedRow reports whether r is a keyed working-memory row of writer id:

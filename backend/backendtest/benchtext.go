@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -125,23 +124,10 @@ func benchmarkSearchText(b *testing.B, c TextBenchConfig, scopes, perScope int) 
 	if _, err := ts.SearchText(ctx, scope(0), queries[0], BenchTextK); err != nil {
 		b.Fatal(err)
 	}
-	runtime.GC()
-	ds := make([]time.Duration, 0, b.N)
-	found := 0
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
+	ds := timeEach(b, func(i int) (int, error) {
 		ms, err := ts.SearchText(ctx, scope(i), queries[i%len(queries)], BenchTextK)
-		ds = append(ds, time.Since(t0))
-		if err != nil {
-			b.Fatal(err)
-		}
-		found += len(ms)
-	}
-	b.StopTimer()
-	if found == 0 {
-		b.Fatal("no search found anything: the benchmark measured nothing")
-	}
+		return len(ms), err
+	})
 	b.ReportMetric(medianNs(ds), "median-ns/op")
 	b.ReportMetric(quantileNs(ds, 0.99), "p99-ns/op")
 }

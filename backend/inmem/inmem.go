@@ -46,10 +46,6 @@ var (
 // writer's vecindex.Set, when it has a vector; see vectorRefs.
 type entry = recindex.Entry[vecindex.Ref, *vecindex.Set]
 
-// writer is one distinct identity. Its Extra is the vecindex.Set of its
-// records' vectors, nil before the first.
-type writer = recindex.Writer[vecindex.Ref, *vecindex.Set]
-
 // New returns an empty driver.
 func New(opt Options) *Driver {
 	return &Driver{clock: opt.Clock, idx: recindex.New[vecindex.Ref, *vecindex.Set]()}

@@ -140,13 +140,8 @@ func (c *vectorCache) apply(epoch int64, changes []vectorChange) {
 
 // storedEpoch reads the vector epoch; 0 before any vector was stored.
 func storedEpoch(ctx context.Context, q sqlx.QueryerContext) (int64, error) {
-	return readEpoch(ctx, q, settingVectorEpoch)
-}
-
-// readEpoch reads the epoch setting name; 0 before it was first counted.
-func readEpoch(ctx context.Context, q sqlx.QueryerContext, name string) (int64, error) {
 	var s string
-	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = ?`, name)
+	err := sqlx.GetContext(ctx, q, &s, `SELECT value FROM memory_settings WHERE name = ?`, settingVectorEpoch)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
