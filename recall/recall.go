@@ -2,18 +2,33 @@
 // library's recall path, on top of any driver with text search
 // (driver.TextSearcher, through backend.Store.SearchText).
 //
-// A Recaller ranks in three steps. The text search ranks the records the
-// caller's level admits by BM25 over their content (internal/lexical);
-// then each conversation turn also gains from the turns said just before
-// and after it in its session: a turn's score adds, for each of the
-// Options.Neighbours turns on either side, Options.NeighbourWeight times
-// that turn's own text score. A question is often answered in a turn that
-// shares few of its words while the turns around it share many ("Where
-// did she camp?" — "At the beach!"), so the neighbours' evidence lifts the
-// answer. Other records (facts, summaries, documents) keep their text
-// score. Last, a record whose speaker (Metadata[SpeakerKey]) the query
-// names has its score multiplied by 1 + Options.SpeakerBoost. Results are
+// A Recaller ranks in four steps, all without a model:
+//
+//  1. The text search ranks the records the caller's level admits by BM25
+//     over their content (internal/lexical), and the best
+//     Options.Candidates go on.
+//  2. Each conversation turn gains from the turns said just before and
+//     after it in its session: for each of the Options.Neighbours turns on
+//     either side, Options.NeighbourWeight times that turn's own text
+//     score. A question is often answered in a turn that shares few of its
+//     words while the turns around it share many ("Where did she camp?" —
+//     "At the beach!"), so the neighbours' evidence lifts the answer; turns
+//     that matched nothing themselves join the ranking this way.
+//  3. Each turn gains Options.SessionWeight times its session's score: the
+//     BM25 score of everything said in the session taken as one text,
+//     among the sessions the recall reads (driver.Match.WriterScore), so a
+//     conversation that dwells on the topic outranks a passing mention. A
+//     turn that asks a question (its text ends with "?") then loses
+//     Options.QuestionPenalty of its score: it names the topic, its
+//     neighbours hold the answer.
+//  4. A record whose speaker (Metadata[SpeakerKey]) the query names has its
+//     score multiplied by 1 + Options.SpeakerBoost, and one created within
+//     a day, month or year the query names ("on 9 November, 2023", "in
+//     July", "in 2023"; read in Options.Location) by 1 + Options.DateBoost.
+//
+// Facts, summaries and documents take part in steps 1 and 4. Results are
 // ordered by score, then newest, then id, and are deterministic.
+// BENCHMARKS.md ("Recall quality") measures what each step adds.
 //
 // With an embedder (Options.Embedder), a recall is hybrid: the records
 // nearest the text's vector (embedding.Querier over the store's vector
@@ -29,6 +44,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -41,7 +57,7 @@ import (
 const (
 	// DefaultCandidates is how many text-search results a recall scores
 	// when Options.Candidates is zero.
-	DefaultCandidates = 200
+	DefaultCandidates = 300
 	// DefaultNeighbours is how many turns on each side of a turn lend it
 	// their score when Options.Neighbours is zero.
 	DefaultNeighbours = 2
@@ -51,6 +67,15 @@ const (
 	// DefaultSpeakerBoost is the share a record's score gains when the
 	// query names its speaker and Options.SpeakerBoost is zero.
 	DefaultSpeakerBoost = 0.5
+	// DefaultSessionWeight is the share of its session's score a turn
+	// gains when Options.SessionWeight is zero.
+	DefaultSessionWeight = 1.0
+	// DefaultDateBoost is the share a record's score gains when it was
+	// created in a period the query names and Options.DateBoost is zero.
+	DefaultDateBoost = 4.0
+	// DefaultQuestionPenalty is the share of its score a turn that asks a
+	// question loses when Options.QuestionPenalty is zero.
+	DefaultQuestionPenalty = 0.2
 	// DefaultFusionK is the rank offset of reciprocal rank fusion when
 	// Options.FusionK is zero: the customary 60, which keeps the first
 	// few ranks of either list from dominating.
@@ -74,6 +99,26 @@ type Options struct {
 	// query names its speaker (Metadata[SpeakerKey]); zero means
 	// DefaultSpeakerBoost, a negative value none.
 	SpeakerBoost float64
+	// SessionWeight is the share of its session's score a conversation
+	// turn gains: the text score of everything said in the session, taken
+	// as one text, among the sessions the recall reads
+	// (driver.Match.WriterScore). Zero means DefaultSessionWeight, a
+	// negative value none.
+	SessionWeight float64
+	// DateBoost is the share of its score a record gains when it was
+	// created within a day, month or year the query names ("on 13 October
+	// 2023", "in July"; see the package documentation). Zero means
+	// DefaultDateBoost, a negative value none.
+	DateBoost float64
+	// QuestionPenalty is the share of its score a conversation turn that
+	// asks a question (its text ends with a question mark) loses, after
+	// its neighbours took their share of it: a question names its topic but
+	// seldom holds the answer, which the turns around it do. Zero means
+	// DefaultQuestionPenalty, a negative value none; at most 1.
+	QuestionPenalty float64
+	// Location is the time zone in which the dates a query names are
+	// days; nil means UTC.
+	Location *time.Location
 	// Embedder, when not nil, makes recalls hybrid: see the package
 	// documentation. The store's driver must then have vector search, and
 	// the embedder must be the store's recorded model (see package
@@ -87,9 +132,10 @@ type Options struct {
 type Result struct {
 	Record memory.Record
 	// Score is how relevant the record is; higher is more relevant. A
-	// lexical recall scores the record's text score, plus what its
-	// neighbours lend it, times the speaker boost; a hybrid one the fused
-	// score of its ranks.
+	// lexical recall scores the steps of the package documentation: the
+	// record's text score, plus what its neighbours and its session lend
+	// it, less the question penalty, times the speaker and date boosts; a
+	// hybrid one the fused score of its ranks.
 	Score float64
 }
 
@@ -129,6 +175,18 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 	if opt.FusionK == 0 {
 		opt.FusionK = DefaultFusionK
 	}
+	if opt.SessionWeight == 0 {
+		opt.SessionWeight = DefaultSessionWeight
+	}
+	if opt.DateBoost == 0 {
+		opt.DateBoost = DefaultDateBoost
+	}
+	if opt.QuestionPenalty == 0 {
+		opt.QuestionPenalty = DefaultQuestionPenalty
+	}
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
 	switch {
 	case opt.Candidates < 1 || opt.Candidates > driver.MaxSearchK:
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Candidates is %d; it must be between 1 and %d", opt.Candidates, driver.MaxSearchK)
@@ -138,6 +196,12 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: NeighbourWeight is %v; it must be above 0 and at most 10", opt.NeighbourWeight)
 	case !(opt.SpeakerBoost <= 10):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: SpeakerBoost is %v; at most 10", opt.SpeakerBoost)
+	case !(opt.SessionWeight <= 10):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: SessionWeight is %v; at most 10", opt.SessionWeight)
+	case !(opt.QuestionPenalty <= 1):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: QuestionPenalty is %v; at most 1", opt.QuestionPenalty)
+	case !(opt.DateBoost <= 100):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: DateBoost is %v; at most 100", opt.DateBoost)
 	case !(opt.FusionK >= 1 && opt.FusionK <= 1000):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: FusionK is %v; it must be between 1 and 1000", opt.FusionK)
 	}
@@ -221,8 +285,12 @@ func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Que
 		return nil, err
 	}
 	scores := make(map[recordKey]*Result, len(matches))
+	sessionScore := map[memory.Identity]float64{}
 	for _, m := range matches {
 		scores[keyOf(m.Record)] = &Result{Record: m.Record, Score: m.Score}
+		if m.Record.Kind == memory.KindTurn {
+			sessionScore[m.Record.Identity] = m.WriterScore
+		}
 	}
 	if r.opt.Neighbours > 0 && kindAdmitted(q.Kinds, memory.KindTurn) {
 		if err := r.lend(ctx, id, q, matches, scores); err != nil {
@@ -233,11 +301,23 @@ func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Que
 	if r.opt.SpeakerBoost > 0 {
 		queryTerms = lexical.Terms(text)
 	}
+	var periods []period
+	if r.opt.DateBoost > 0 {
+		periods = namedPeriods(text)
+	}
 	isNamed := map[string]bool{} // by speaker: a conversation has few
 	out := make([]Result, 0, len(scores))
 	for _, res := range scores {
 		if res.Score <= 0 {
 			continue
+		}
+		if res.Record.Kind == memory.KindTurn {
+			if r.opt.SessionWeight > 0 {
+				res.Score += r.opt.SessionWeight * sessionScore[res.Record.Identity]
+			}
+			if r.opt.QuestionPenalty > 0 && asks(res.Record.Content) {
+				res.Score *= 1 - r.opt.QuestionPenalty
+			}
 		}
 		if sp := res.Record.Metadata[SpeakerKey]; sp != "" && queryTerms != nil {
 			yes, seen := isNamed[sp]
@@ -249,10 +329,30 @@ func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Que
 				res.Score *= 1 + r.opt.SpeakerBoost
 			}
 		}
+		if createdIn(res.Record.Created, periods, r.opt.Location) {
+			res.Score *= 1 + r.opt.DateBoost
+		}
 		out = append(out, *res)
 	}
 	sortResults(out)
 	return out, nil
+}
+
+// asks reports whether a turn's text asks a question: it ends with a
+// question mark, closing quotes and brackets aside.
+func asks(text string) bool {
+	text = strings.TrimRight(text, " \t\r\n\"'”’)]")
+	return strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？")
+}
+
+// createdIn reports whether t falls in one of periods, read in loc.
+func createdIn(t time.Time, periods []period, loc *time.Location) bool {
+	for _, p := range periods {
+		if p.contains(t, loc) {
+			return true
+		}
+	}
+	return false
 }
 
 // sortResults orders results by score, then newest, then greatest id.

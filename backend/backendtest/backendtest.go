@@ -29,9 +29,10 @@
 // CancelledContext, BadRecords, BadBatches and BadQueries. Each states what
 // it checks in its failure messages. TextSearch checks a driver that
 // declares Config.TextSearch against the lexical engine's reference
-// ranking (internal/lexical.Rank): the same records, order and scores, the
-// corpus statistics confined to the filter, writes, replacements and
-// deletions seen by the next search, and bad arguments refused.
+// ranking (internal/lexical.Rank): the same records, order, scores and
+// writer scores, the corpus statistics confined to the filter, writes,
+// replacements and deletions seen by the next search, and bad arguments
+// refused.
 //
 // The work queue's subtests (they check a driver that declares
 // Config.Claimer): Claim, ClaimLeases, ClaimModel (a long random sequence

@@ -486,6 +486,12 @@ func (f *textFault) SearchText(ctx context.Context, q driver.Query, text string,
 			return strings.Compare(a.Record.ID, b.Record.ID)
 		})
 		return ms, err
+	case "writer score of the record alone":
+		ms, err := f.Driver.SearchText(ctx, q, text, k)
+		for i := range ms {
+			ms[i].WriterScore = ms[i].Score
+		}
+		return ms, err
 	}
 	return f.Driver.SearchText(ctx, q, text, k)
 }
@@ -506,9 +512,10 @@ func keepMatching(ms []driver.Match, err error) func(q driver.Query, limits ...i
 
 // TestTextSearchCatchesFaults checks that the TextSearch check fails for
 // text searches that filter a store-wide top k, score with statistics of
-// records outside the filter, or break ties against List order.
+// records outside the filter, break ties against List order, or score a
+// record's writer by the record alone.
 func TestTextSearchCatchesFaults(t *testing.T) {
-	for _, fault := range []string{"post-filter", "tenant statistics", "ties by ascending id"} {
+	for _, fault := range []string{"post-filter", "tenant statistics", "ties by ascending id", "writer score of the record alone"} {
 		t.Run(fault, func(t *testing.T) {
 			t.Parallel()
 			cfg := Config{

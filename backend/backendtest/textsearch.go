@@ -33,22 +33,43 @@ func textSearcher(r reporter, e *env, d driver.Driver) (driver.TextSearcher, boo
 // reference ranking over the corpus driver.TextSearcher defines — every
 // stored record whose identity q's filter matches, whatever its kind or
 // expiry — with the live records q matches as the candidates, ties in
-// List order.
+// List order. Each match's WriterScore is the reference ranking's score
+// of its writer's corpus records joined into one text, among the joined
+// texts of every writer in the corpus.
 func referenceText(r reporter, all []memory.Record, q driver.Query, text string, k int, now time.Time) []driver.Match {
 	var docs []lexical.Doc[memory.Record]
+	joined := map[memory.Identity][]string{}
 	for _, rec := range all {
 		if q.Filter.Matches(rec.Identity) {
 			docs = append(docs, lexical.Doc[memory.Record]{Ref: rec, Text: rec.Content})
+			joined[rec.Identity] = append(joined[rec.Identity], rec.Content)
 		}
 	}
 	keep := func(rec memory.Record) bool { return !rec.Expired(now) && q.Matches(rec) }
 	hits, err := lexical.Rank(text, docs, lexical.DefaultParams(), k, lexical.ByScore(newer), keep)
 	mustNoErr(r, "the reference ranking", err)
+	var writers []lexical.Doc[memory.Identity]
+	for w, texts := range joined {
+		writers = append(writers, lexical.Doc[memory.Identity]{Ref: w, Text: strings.Join(texts, " ")})
+	}
+	writerScore := map[memory.Identity]float64{}
+	if len(writers) > 0 {
+		byWriter, err := lexical.Rank(text, writers, lexical.DefaultParams(), len(writers), lexical.ByScore(identityBefore), nil)
+		mustNoErr(r, "the reference ranking of writers", err)
+		for _, h := range byWriter {
+			writerScore[h.Ref] = h.Score
+		}
+	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref, Score: h.Score}
+		out[i] = driver.Match{Record: h.Ref, Score: h.Score, WriterScore: writerScore[h.Ref.Identity]}
 	}
 	return out
+}
+
+// identityBefore orders identities by their fields, a total order.
+func identityBefore(a, b memory.Identity) bool {
+	return fmt.Sprint(a) < fmt.Sprint(b)
 }
 
 // textWords is the vocabulary of the check's random texts: a few words
@@ -215,6 +236,9 @@ func sameTextMatches(r reporter, what string, got, want []driver.Match) {
 		}
 		if math.Abs(got[i].Score-want[i].Score) > 1e-9*max(1, math.Abs(want[i].Score)) {
 			r.Errorf("%s: %s has score %v, the reference %v", what, got[i].Record.ID, got[i].Score, want[i].Score)
+		}
+		if math.Abs(got[i].WriterScore-want[i].WriterScore) > 1e-9*max(1, math.Abs(want[i].WriterScore)) {
+			r.Errorf("%s: %s has writer score %v, the reference %v", what, got[i].Record.ID, got[i].WriterScore, want[i].WriterScore)
 		}
 	}
 }

@@ -15,6 +15,14 @@ type Match struct {
 	// the query vector, from -1 to 1; a text search the record's BM25
 	// score for the query text (see TextSearcher), above 0.
 	Score float64
+	// WriterScore, set by a text search and zero from a vector search, is
+	// the BM25 score for the query text of everything the record's writer
+	// (its exact identity: for a conversation turn, its session) stored in
+	// the search's corpus, taken together as one document, among the
+	// writers q's filter matches as the collection: how well the session as
+	// a whole matches (see lexical.GroupScores in the library's lexical
+	// engine). It is 0 when the writer's records hold none of the words.
+	WriterScore float64
 }
 
 // MaxSearchK is the largest k a vector or text search may ask for.

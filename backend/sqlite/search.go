@@ -60,11 +60,11 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 	if len(hits) == 0 {
 		return nil, nil
 	}
-	scores := make([]float64, len(hits))
+	found := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		scores[i] = float64(h.Score)
+		found[i] = driver.Match{Record: memory.Record{ID: scored[i]}, Score: float64(h.Score)}
 	}
-	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, scored, scores)
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, found)
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -163,10 +163,15 @@ func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, exp
 	return len(q.IDs) == 0 || slices.Contains(q.IDs, id)
 }
 
-// fetchMatches reads the records tenant holds under ids and pairs them
-// with their scores, in the order of ids. A record deleted since the
-// search ranked it is left out.
-func (d *Driver) fetchMatches(ctx context.Context, tenant string, ids []string, scores []float64) ([]driver.Match, error) {
+// fetchMatches reads the records tenant holds under the ids of found,
+// whose records carry their ids alone, and returns found with its records
+// filled in, in order. A record deleted since the search ranked it is
+// left out.
+func (d *Driver) fetchMatches(ctx context.Context, tenant string, found []driver.Match) ([]driver.Match, error) {
+	ids := make([]string, len(found))
+	for i, m := range found {
+		ids[i] = m.Record.ID
+	}
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(selectColumns)
@@ -184,10 +189,11 @@ func (d *Driver) fetchMatches(ctx context.Context, tenant string, ids []string, 
 	for _, r := range recs {
 		byID[r.ID] = r
 	}
-	out := make([]driver.Match, 0, len(ids))
-	for i, id := range ids {
-		if r, ok := byID[id]; ok {
-			out = append(out, driver.Match{Record: r, Score: scores[i]})
+	out := found[:0]
+	for _, m := range found {
+		if r, ok := byID[m.Record.ID]; ok {
+			m.Record = r
+			out = append(out, m)
 		}
 	}
 	return out, nil

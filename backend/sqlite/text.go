@@ -5,6 +5,7 @@ package sqlite
 import (
 	"context"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
 )
@@ -33,12 +34,12 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if err := d.currentTexts(ctx); err != nil {
 		return nil, err
 	}
-	ids, scores, err := c.search(q, text, k, now)
+	found, err := c.search(q, text, k, now)
 	c.mu.RUnlock()
-	if err != nil || len(ids) == 0 {
+	if err != nil || len(found) == 0 {
 		return nil, err
 	}
-	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, ids, scores)
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, found)
 }
 
 // currentTexts returns with d.tc held shared and current: loaded at the
@@ -80,17 +81,23 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 }
 
 // search ranks the cached texts of the writers q's filter matches and
-// returns the ids and scores of the k best. The caller holds c.mu shared.
-func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]string, []float64, error) {
-	var parts []*lexical.Index[*textRow]
+// returns the k best, their records carrying their ids alone. The caller
+// holds c.mu shared.
+func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
+	var (
+		parts   []*lexical.Index[*textRow]
+		writers []memory.Identity // of parts
+	)
 	for w, x := range c.groups {
 		if q.Filter.Matches(w) && x.Len() > 0 {
 			parts = append(parts, x)
+			writers = append(writers, w)
 		}
 	}
 	if len(parts) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
+	params := lexical.DefaultParams()
 	keep := func(r *textRow) bool { return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now) }
 	lq := lexical.NewQuery(text)
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *textRow) bool {
@@ -99,14 +106,23 @@ func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]str
 		}
 		return a.id > b.id
 	}))
-	hits, err := lexical.Search(&lq, parts, lexical.DefaultParams(), top, keep)
+	hits, err := lexical.Search(&lq, parts, params, top, keep)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	ids := make([]string, len(hits))
-	scores := make([]float64, len(hits))
+	groups, err := lexical.GroupScores(&lq, parts, params)
+	if err != nil {
+		return nil, err
+	}
+	byWriter := make(map[memory.Identity]float64, len(parts))
+	for i, w := range writers {
+		if groups[i] > 0 {
+			byWriter[w] = groups[i]
+		}
+	}
+	found := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		ids[i], scores[i] = h.Ref.id, h.Score
+		found[i] = driver.Match{Record: memory.Record{ID: h.Ref.id}, Score: h.Score, WriterScore: byWriter[h.Ref.writer]}
 	}
-	return ids, scores, nil
+	return found, nil
 }

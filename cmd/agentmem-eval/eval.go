@@ -30,18 +30,26 @@ type opener func(ctx context.Context, sampleID string) (textStore, error)
 // best first: one mode of the evaluation.
 type recallFunc func(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error)
 
-// modes are the evaluation's modes by name.
+// modes are the evaluation's modes by name; a mode's recall is made with
+// the recall options the command's flags give.
 var modes = map[string]struct {
 	about  string
-	recall recallFunc
+	recall func(recall.Options) recallFunc
 }{
 	"lexical": {"the library's recall path with no model (package recall over Store.SearchText)", lexicalRecall},
-	"text":    {"text search alone, backend.Store.SearchText as is, for comparison", textRecall},
+	"text":    {"text search alone, backend.Store.SearchText as is, for comparison", func(recall.Options) recallFunc { return textRecall }},
 }
 
-// lexicalRecall is the lexical mode: package recall's Recaller with its
-// default options, over the store's text search.
-func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+// lexicalRecall returns the lexical mode: package recall's Recaller with
+// opt (the zero Options are its defaults), over the store's text search.
+func lexicalRecall(opt recall.Options) recallFunc {
+	return func(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+		return recallWith(ctx, opt, st, id, q, text, k)
+	}
+}
+
+// recallWith recalls with a Recaller made with opt.
+func recallWith(ctx context.Context, opt recall.Options, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
 	var bs *backend.Store
 	switch s := st.(type) {
 	case *backend.Store:
@@ -51,7 +59,7 @@ func lexicalRecall(ctx context.Context, st textStore, id memory.Identity, q memo
 	default:
 		return nil, fmt.Errorf("the lexical mode recalls through a *backend.Store, not a %T", st)
 	}
-	r, err := recall.New(bs, recall.Options{})
+	r, err := recall.New(bs, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,11 @@
 //
 // Usage:
 //
-//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical] [-driver inmem|sqlite] [-strict] [-quiet]
+//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text] [-driver inmem|sqlite|fs] [-strict] [-quiet]
+//	    [-candidates N] [-neighbours N] [-neighbour-weight W] [-speaker-boost W] [-session-weight W] [-date-boost W] [-question-penalty W]
+//
+// The last seven set the lexical mode's recall.Options, for measuring what
+// each technique adds; left out, each is the library's default.
 //
 // Without -data the command reads ../shared/eval/locomo-dev.json, or
 // /work/shared/eval/locomo-dev.json when that does not exist.
@@ -49,6 +53,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/recall"
 )
 
 // defaultData are the data files tried, in order, when -data is not given.
@@ -76,6 +84,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	drv := fs.String("driver", "inmem", "the storage `driver`: "+listChoices(driverNames(), func(n string) string { return drivers[n].about }))
 	strict := fs.Bool("strict", false, "fail on a question without evidence or with an evidence id that names no turn, instead of skipping it")
 	quiet := fs.Bool("quiet", false, "no progress line and no warnings on standard error")
+	var opt recall.Options
+	fs.IntVar(&opt.Candidates, "candidates", 0, "recall.Options.Candidates of the lexical mode (0: the library's default)")
+	fs.IntVar(&opt.Neighbours, "neighbours", 0, "recall.Options.Neighbours of the lexical mode (0: the default, negative: none)")
+	fs.Float64Var(&opt.NeighbourWeight, "neighbour-weight", 0, "recall.Options.NeighbourWeight of the lexical mode (0: the default)")
+	fs.Float64Var(&opt.SpeakerBoost, "speaker-boost", 0, "recall.Options.SpeakerBoost of the lexical mode (0: the default, negative: none)")
+	fs.Float64Var(&opt.SessionWeight, "session-weight", 0, "recall.Options.SessionWeight of the lexical mode (0: the default, negative: none)")
+	fs.Float64Var(&opt.DateBoost, "date-boost", 0, "recall.Options.DateBoost of the lexical mode (0: the default, negative: none)")
+	fs.Float64Var(&opt.QuestionPenalty, "question-penalty", 0, "recall.Options.QuestionPenalty of the lexical mode (0: the default, negative: none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: agentmem-eval [flags]
 
@@ -131,7 +147,11 @@ Flags:
 	if !*quiet {
 		progress = NewProgress(stderr, progressEvery)
 	}
-	e := &Evaluator{Open: d.open, Recall: m.recall, Strict: *strict, Progress: progress}
+	if _, err := recall.New(backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{}), opt); err != nil {
+		fmt.Fprintf(stderr, "agentmem-eval: %v\n", err)
+		return 2
+	}
+	e := &Evaluator{Open: d.open, Recall: m.recall(opt), Strict: *strict, Progress: progress}
 	report, err := e.Run(ctx, ds)
 	progress.Done()
 	if err != nil {

@@ -4,7 +4,7 @@
 //
 // What is computed. Text is analyzed into terms (Analyze): split into
 // words, runs of Unicode letters and digits cut to MaxWordBytes; each
-// word case-folded; the 33 English stopwords (IsStopword) dropped; every
+// word case-folded; the Snowball project's English stopwords (IsStopword) dropped; every
 // other word stemmed with the Porter2 English stemmer (Stem). A query is
 // its distinct terms (NewQuery). A document is scored by Okapi BM25
 // (Scorer): for each query term it holds, the term's IDF (Lucene's
@@ -20,6 +20,8 @@
 // keeps one partition per writer and searches only the ones a reader may
 // see gets scores no text outside the reader's scope can influence; a
 // keep filter then removes candidates before the best k are chosen.
+// GroupScores scores each partition's text as one document, among the
+// partitions searched (a writer's, a session's, score as a whole).
 // Query.Count with Stats and a Scorer scores texts without an index, and
 // Rank is the brute-force reference every way of searching (and every
 // driver's text search, in the conformance suite) must agree with, hit

@@ -29,9 +29,11 @@ type Index[R comparable] struct {
 	counts   map[string]int // scratch of Add: a text's term counts
 }
 
-// postings are the documents holding a term, by increasing id.
+// postings are the documents holding a term, by increasing id, and how
+// often they hold it in all (removed documents included until compacted).
 type postings struct {
-	list []posting
+	list  []posting
+	total int
 }
 
 // posting says how often a term occurs in a document.
@@ -72,6 +74,7 @@ func (x *Index[R]) Add(ref R, text string) bool {
 			x.postings[strings.Clone(t)] = p
 		}
 		p.list = append(p.list, posting{id: id, tf: int32(c)})
+		p.total += c
 	}
 	clear(x.counts)
 	return true
@@ -113,9 +116,11 @@ func (x *Index[R]) compact() {
 	}
 	for t, p := range x.postings {
 		out := p.list[:0]
+		p.total = 0
 		for _, q := range p.list {
 			if id := newID[q.id]; id >= 0 {
 				out = append(out, posting{id: id, tf: q.tf})
+				p.total += int(q.tf)
 			}
 		}
 		if len(out) == 0 {
@@ -178,6 +183,23 @@ func (x *Index[R]) df(p *postings) int {
 	for _, q := range p.list {
 		if x.lens[q.id] >= 0 {
 			n++
+		}
+	}
+	return n
+}
+
+// tf returns how often the live documents p lists hold its term, in all.
+func (x *Index[R]) tf(p *postings) int {
+	if p == nil {
+		return 0
+	}
+	if x.dead == 0 {
+		return p.total
+	}
+	n := 0
+	for _, q := range p.list {
+		if x.lens[q.id] >= 0 {
+			n += int(q.tf)
 		}
 	}
 	return n

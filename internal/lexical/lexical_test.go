@@ -3,6 +3,7 @@ package lexical
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -236,6 +237,7 @@ func TestSearchMatchesRank(t *testing.T) {
 		if !slices.Equal(scan.Hits(), want) {
 			t.Fatalf("step %d, query %q: scan %v, Rank %v", step, query, scan.Hits(), want)
 		}
+		checkGroupScores(t, step, query, &q, p, parts, live, searched)
 	}
 	n := 0
 	for ref := range parts[0].Refs() {
@@ -246,6 +248,49 @@ func TestSearchMatchesRank(t *testing.T) {
 	}
 	if n != len(live[0]) {
 		t.Fatalf("Refs yields %d references, want %d", n, len(live[0]))
+	}
+}
+
+// checkGroupScores checks GroupScores over searched against Rank over
+// their live texts joined into one document per partition, a partition
+// listed twice and a nil one added.
+func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, parts []*Index[int], live []map[int]string, searched []*Index[int]) {
+	t.Helper()
+	var groups []Doc[int]
+	for i, x := range parts {
+		if !slices.Contains(searched, x) || len(live[i]) == 0 {
+			continue
+		}
+		refs := slices.Sorted(maps.Keys(live[i]))
+		texts := make([]string, len(refs))
+		for j, ref := range refs {
+			texts[j] = live[i][ref]
+		}
+		groups = append(groups, Doc[int]{i, strings.Join(texts, " ")})
+	}
+	want := make([]float64, len(parts))
+	if len(groups) > 0 {
+		hits, err := Rank(query, groups, p, len(groups), byID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range hits {
+			want[h.Ref] = h.Score
+		}
+	}
+	withRepeat := append(append(slices.Clone(searched), nil), searched...)
+	got, err := GroupScores(q, withRepeat, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, x := range withRepeat {
+		w := 0.0
+		if i := slices.Index(parts, x); i >= 0 {
+			w = want[i]
+		}
+		if got[j] != w {
+			t.Fatalf("step %d, query %q: GroupScores[%d] %v, Rank over the joined texts %v", step, query, j, got[j], w)
+		}
 	}
 }
 

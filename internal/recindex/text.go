@@ -60,6 +60,7 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 			parts = append(parts, w.text)
 		}
 	}
+	params := lexical.DefaultParams()
 	if len(parts) == 0 {
 		return nil, nil
 	}
@@ -67,13 +68,21 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
 	lq := lexical.NewQuery(text)
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
-	hits, err := lexical.Search(&lq, parts, lexical.DefaultParams(), top, keep)
+	hits, err := lexical.Search(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
 	}
+	groups, err := lexical.GroupScores(&lq, parts, params)
+	if err != nil {
+		return nil, err
+	}
+	byText := make(map[*lexical.Index[*Entry[E, W]]]float64, len(parts))
+	for i, part := range parts {
+		byText[part] = groups[i]
+	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score}
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: byText[h.Ref.writer.text]}
 	}
 	return out, nil
 }
