@@ -83,8 +83,9 @@ type TextBenchConfig struct {
 	Reopen func(b *testing.B, d driver.Driver) driver.Driver
 }
 
-// benchQueries returns n query texts of 6 words, drawn like the facts.
-func benchQueries(n int) []string {
+// BenchTextQueries returns n query texts of 6 words, drawn like the facts
+// of FillTexts: the queries the text benchmarks ask, in order.
+func BenchTextQueries(n int) []string {
 	z := rand.NewZipf(rand.New(rand.NewPCG(7, 11)), 1.07, 2, benchTextWords-1)
 	out := make([]string, n)
 	for i := range out {
@@ -114,7 +115,7 @@ func benchmarkSearchText(b *testing.B, c TextBenchConfig, scopes, perScope int) 
 		b.Fatalf("%T does not implement driver.TextSearcher", d)
 	}
 	ctx := context.Background()
-	queries := benchQueries(64)
+	queries := BenchTextQueries(64)
 	scope := func(i int) driver.Query {
 		id := BenchTextIdentity((i * 7919) % scopes)
 		match := memory.FieldTenant | memory.FieldUser | memory.FieldSession
@@ -124,10 +125,18 @@ func benchmarkSearchText(b *testing.B, c TextBenchConfig, scopes, perScope int) 
 	if _, err := ts.SearchText(ctx, scope(0), queries[0], BenchTextK); err != nil {
 		b.Fatal(err)
 	}
-	ds := timeEach(b, func(i int) (int, error) {
+	TimeEach(b, func(i int) (int, error) {
 		ms, err := ts.SearchText(ctx, scope(i), queries[i%len(queries)], BenchTextK)
 		return len(ms), err
 	})
+}
+
+// TimeEach runs op(i) for i below b.N, timing each call alone, and reports
+// the median and the 99th percentile (median-ns/op, p99-ns/op). op returns
+// how many results it found; an error fails the benchmark, and so do b.N
+// calls that found nothing.
+func TimeEach(b *testing.B, op func(i int) (int, error)) {
+	ds := timeEach(b, op)
 	b.ReportMetric(medianNs(ds), "median-ns/op")
 	b.ReportMetric(quantileNs(ds, 0.99), "p99-ns/op")
 }
@@ -141,7 +150,7 @@ func BenchmarkFirstSearchText(b *testing.B, c TextBenchConfig) {
 	}
 	d := c.Filled(b, 1, 100_000)
 	ctx := context.Background()
-	q := benchQueries(1)[0]
+	q := BenchTextQueries(1)[0]
 	match := memory.FieldTenant | memory.FieldUser | memory.FieldSession
 	scope := driver.Query{Filter: memory.Filter{Match: match, Identity: BenchTextIdentity(0).Only(match)}}
 	ds := make([]time.Duration, 0, b.N)

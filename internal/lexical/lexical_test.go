@@ -437,3 +437,43 @@ func FuzzAnalyze(f *testing.F) {
 		}
 	})
 }
+
+// TestSearchKeepRefusingMost checks that a search whose keep refuses
+// almost every document, whose documents score alike in large groups, or
+// both, returns the best k of those keep accepts, as Rank does, for small
+// and large k.
+func TestSearchKeepRefusingMost(t *testing.T) {
+	x := NewIndex[int]()
+	var docs []Doc[int]
+	for i := range 5000 {
+		text := "alpha beta"
+		if i%3 == 0 {
+			text = "alpha alpha gamma " + strings.Repeat("delta ", i%7)
+		}
+		x.Add(i, text)
+		docs = append(docs, Doc[int]{i, text})
+	}
+	for _, keep := range []func(int) bool{
+		nil,
+		func(r int) bool { return r%97 == 5 },
+		func(r int) bool { return r > 4990 },
+		func(int) bool { return false },
+	} {
+		for _, k := range []int{1, 10, 300, 6000} {
+			for _, query := range []string{"alpha", "beta", "alpha gamma delta"} {
+				q := NewQuery(query)
+				got, err := x.Search(&q, DefaultParams(), NewTopK(k, byID), keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := Rank(query, docs, DefaultParams(), k, byID, keep)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("query %q, k %d: Search returned %d hits, Rank %d", query, k, len(got), len(want))
+				}
+			}
+		}
+	}
+}
