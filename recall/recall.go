@@ -30,6 +30,12 @@
 // ordered by score, then newest, then id, and are deterministic.
 // BENCHMARKS.md ("Recall quality") measures what each step adds.
 //
+// Two re-rankings are optional and off by default, for lexical and hybrid
+// recalls alike: recency (Options.RecencyHalfLife), which lets a score
+// decay with the record's age, and diversity (Options.Diversity), which
+// orders the best by maximal marginal relevance so near copies of one
+// record do not fill the results.
+//
 // With an embedder (Options.Embedder), a recall is hybrid: the records
 // nearest the text's vector (embedding.Querier over the store's vector
 // search) are fused with the lexical ranking by reciprocal rank fusion, a
@@ -76,6 +82,10 @@ const (
 	// DefaultQuestionPenalty is the share of its score a turn that asks a
 	// question loses when Options.QuestionPenalty is zero.
 	DefaultQuestionPenalty = 0.2
+	// DefaultRecencyWeight is the share of a record's score that decays
+	// with its age when Options.RecencyHalfLife is set and
+	// Options.RecencyWeight is zero.
+	DefaultRecencyWeight = 0.5
 	// DefaultFusionK is the rank offset of reciprocal rank fusion when
 	// Options.FusionK is zero: the customary 60, which keeps the first
 	// few ranks of either list from dominating.
@@ -119,6 +129,25 @@ type Options struct {
 	// Location is the time zone in which the dates a query names are
 	// days; nil means UTC.
 	Location *time.Location
+	// RecencyHalfLife, when positive, ranks recent records higher: each
+	// result's score is multiplied by (1 − RecencyWeight) + RecencyWeight ·
+	// 2^(−age/RecencyHalfLife), age being the time from the record's
+	// creation to the store's clock reading (backend.Store.Now). Zero, the
+	// default, means no recency: LoCoMo's questions ask about any time, and
+	// recency lowers their scores (BENCHMARKS.md, "Recall quality").
+	RecencyHalfLife time.Duration
+	// RecencyWeight is the share of a score that decays with age, above 0
+	// and at most 1; zero means DefaultRecencyWeight. It is used only with
+	// RecencyHalfLife.
+	RecencyWeight float64
+	// Diversity, when positive, re-ranks the results by maximal marginal
+	// relevance: each next result is the candidate, of the best
+	// max(4k, 40), maximising (1 − Diversity) · score/best − Diversity ·
+	// its greatest similarity to a result before it, the similarity being
+	// the cosine of the two records' term counts (their content as the
+	// text search analyses it). Zero, the default, means none; at most 1,
+	// which orders by novelty alone.
+	Diversity float64
 	// Embedder, when not nil, makes recalls hybrid: see the package
 	// documentation. The store's driver must then have vector search, and
 	// the embedder must be the store's recorded model (see package
@@ -184,6 +213,9 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 	if opt.QuestionPenalty == 0 {
 		opt.QuestionPenalty = DefaultQuestionPenalty
 	}
+	if opt.RecencyWeight == 0 {
+		opt.RecencyWeight = DefaultRecencyWeight
+	}
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
@@ -202,6 +234,12 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: QuestionPenalty is %v; at most 1", opt.QuestionPenalty)
 	case !(opt.DateBoost <= 100):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: DateBoost is %v; at most 100", opt.DateBoost)
+	case opt.RecencyHalfLife < 0:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: RecencyHalfLife is %v; it must not be negative", opt.RecencyHalfLife)
+	case !(opt.RecencyWeight > 0 && opt.RecencyWeight <= 1):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: RecencyWeight is %v; it must be above 0 and at most 1", opt.RecencyWeight)
+	case !(opt.Diversity >= 0 && opt.Diversity <= 1):
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Diversity is %v; it must be between 0 and 1", opt.Diversity)
 	case !(opt.FusionK >= 1 && opt.FusionK <= 1000):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: FusionK is %v; it must be between 1 and 1000", opt.FusionK)
 	}
@@ -234,17 +272,28 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 		return Results{}, err
 	}
 	if r.querier == nil {
-		return Results{Hits: ranked[:min(k, len(ranked))]}, nil
+		return Results{Hits: r.rerank(ranked, k)}, nil
 	}
 	vector, err := r.querier.Search(ctx, id, q, text, n)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return Results{}, cerr
 		}
-		return Results{Hits: ranked[:min(k, len(ranked))], Degraded: err}, nil
+		return Results{Hits: r.rerank(ranked, k), Degraded: err}, nil
 	}
-	fused := fuse(r.opt.FusionK, ranked, vector)
-	return Results{Hits: fused[:min(k, len(fused))]}, nil
+	return Results{Hits: r.rerank(fuse(r.opt.FusionK, ranked, vector), k)}, nil
+}
+
+// rerank applies recency and diversity, when asked for, to results
+// ordered best first, and returns the best k.
+func (r *Recaller) rerank(out []Result, k int) []Result {
+	if r.opt.RecencyHalfLife > 0 {
+		decay(out, r.store.Now(), r.opt.RecencyHalfLife, r.opt.RecencyWeight)
+	}
+	if r.opt.Diversity > 0 {
+		diversify(out, k, r.opt.Diversity)
+	}
+	return out[:min(k, len(out))]
 }
 
 // fuse merges the lexical ranking and the vector matches by reciprocal

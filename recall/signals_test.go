@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -106,5 +107,62 @@ func TestQuestionPenalty(t *testing.T) {
 		if got := recallIDs(t, st, who, recall.Options{QuestionPenalty: c.penalty}, "favorite game", 2); got != c.want {
 			t.Errorf("QuestionPenalty %v: recalled %s, want %s", c.penalty, got, c.want)
 		}
+	}
+}
+
+// TestRecency checks that with a half-life the newer of two equal matches
+// comes first by its recency, the older when it matches much better only
+// with a small weight, and that bad settings are refused.
+func TestRecency(t *testing.T) {
+	now := t0.Add(100 * 24 * time.Hour)
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Clock: func() time.Time { return now }})
+	defer st.Close()
+	who := memory.Identity{Tenant: "acme", User: "alice", Agent: "bot"}
+	recs := []memory.Record{
+		{ID: "old", Kind: memory.KindFact, Content: "tea tea tea, green tea", Created: t0},
+		{ID: "new", Kind: memory.KindFact, Content: "tea once, coffee twice, coffee", Created: now.Add(-time.Hour)},
+	}
+	if err := st.Add(context.Background(), who, recs...); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		opt  recall.Options
+		want string
+	}{
+		{recall.Options{}, "old new"}, // no recency: the better match
+		{recall.Options{RecencyHalfLife: 7 * 24 * time.Hour}, "new old"},
+		{recall.Options{RecencyHalfLife: 7 * 24 * time.Hour, RecencyWeight: 0.05}, "old new"},
+	} {
+		if got := recallIDs(t, st, who, c.opt, "tea", 2); got != c.want {
+			t.Errorf("%+v: recalled %s, want %s", c.opt, got, c.want)
+		}
+	}
+	for _, bad := range []recall.Options{{RecencyHalfLife: -time.Second}, {RecencyWeight: 1.5}, {Diversity: -0.1}, {Diversity: 2}} {
+		if _, err := recall.New(st, bad); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("New(%+v) = %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+}
+
+// TestDiversity checks that with diversity a record saying something new
+// comes before a near copy of the best match that outscores it.
+func TestDiversity(t *testing.T) {
+	st := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{})
+	defer st.Close()
+	who := memory.Identity{Tenant: "acme", User: "alice", Agent: "bot"}
+	recs := []memory.Record{
+		{ID: "a", Kind: memory.KindFact, Content: "the parcel was late, the parcel was lost", Created: t0},
+		{ID: "a-copy", Kind: memory.KindFact, Content: "the parcel was late, the parcel was lost again", Created: t0.Add(time.Second)},
+		{ID: "b", Kind: memory.KindFact, Content: "refund for the late parcel issued by the courier", Created: t0.Add(2 * time.Second)},
+	}
+	if err := st.Add(context.Background(), who, recs...); err != nil {
+		t.Fatal(err)
+	}
+	// "again" is a stopword: the copy ties with a, and is newer.
+	if got := recallIDs(t, st, who, recall.Options{}, "late parcel", 3); got != "a-copy a b" {
+		t.Fatalf("without diversity: recalled %s, want a-copy a b", got)
+	}
+	if got := recallIDs(t, st, who, recall.Options{Diversity: 0.5}, "late parcel", 3); got != "a-copy b a" {
+		t.Errorf("with diversity: recalled %s, want a-copy b a", got)
 	}
 }

@@ -23,8 +23,9 @@ type textStore interface {
 	Close() error
 }
 
-// opener returns a fresh, empty store for the conversation sampleID.
-type opener func(ctx context.Context, sampleID string) (textStore, error)
+// opener returns a fresh, empty store for the conversation sampleID,
+// whose clock reads now: the time the conversation's questions are asked.
+type opener func(ctx context.Context, sampleID string, now time.Time) (textStore, error)
 
 // recallFunc asks st for the k records most relevant to the question text,
 // best first: one mode of the evaluation.
@@ -77,6 +78,19 @@ func recallWith(ctx context.Context, opt recall.Options, st textStore, id memory
 // textRecall is the text mode: the library's text search, as is.
 func textRecall(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
 	return st.SearchText(ctx, id, q, text, k)
+}
+
+// askedAt returns when c's questions are asked: a second after its last
+// turn, so that "now" in a recall (recency, expiry) is the conversation's
+// end, not the day the evaluation runs.
+func askedAt(c Conversation) time.Time {
+	var last time.Time
+	for _, t := range c.Turns {
+		if t.Created.After(last) {
+			last = t.Created
+		}
+	}
+	return last.Add(time.Second)
 }
 
 // diaKey is the metadata key under which each turn record carries its
@@ -157,7 +171,7 @@ func (e *Evaluator) Run(ctx context.Context, ds *Dataset) (*Report, error) {
 			e.Progress.Log("skipped " + msg)
 		}
 		start := time.Now()
-		st, err := e.Open(ctx, c.SampleID)
+		st, err := e.Open(ctx, c.SampleID, askedAt(c))
 		if err != nil {
 			return nil, fmt.Errorf("conversation %s: opening its store: %w", c.SampleID, err)
 		}

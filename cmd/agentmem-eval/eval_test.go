@@ -74,7 +74,7 @@ func (f *fakeStore) Close() error {
 // the stores it opened.
 func fakeOpener(script map[string][]string) (opener, *[]*fakeStore) {
 	var opened []*fakeStore
-	return func(ctx context.Context, sample string) (textStore, error) {
+	return func(ctx context.Context, sample string, _ time.Time) (textStore, error) {
 		f := &fakeStore{sample: sample, script: script}
 		opened = append(opened, f)
 		return f, nil
@@ -246,7 +246,7 @@ func TestEvaluatorErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var f *fakeStore
-			open := func(ctx context.Context, sample string) (textStore, error) {
+			open := func(ctx context.Context, sample string, _ time.Time) (textStore, error) {
 				if tc.open != nil {
 					return nil, tc.open
 				}

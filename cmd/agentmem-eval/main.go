@@ -34,8 +34,9 @@
 //
 //	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text] [-driver inmem|sqlite|fs] [-strict] [-quiet]
 //	    [-candidates N] [-neighbours N] [-neighbour-weight W] [-speaker-boost W] [-session-weight W] [-date-boost W] [-question-penalty W]
+//	    [-recency-half-life D] [-recency-weight W] [-diversity W]
 //
-// The last seven set the lexical mode's recall.Options, for measuring what
+// The last ten set the lexical mode's recall.Options, for measuring what
 // each technique adds; left out, each is the library's default.
 //
 // Without -data the command reads ../shared/eval/locomo-dev.json, or
@@ -92,6 +93,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&opt.SessionWeight, "session-weight", 0, "recall.Options.SessionWeight of the lexical mode (0: the default, negative: none)")
 	fs.Float64Var(&opt.DateBoost, "date-boost", 0, "recall.Options.DateBoost of the lexical mode (0: the default, negative: none)")
 	fs.Float64Var(&opt.QuestionPenalty, "question-penalty", 0, "recall.Options.QuestionPenalty of the lexical mode (0: the default, negative: none)")
+	fs.DurationVar(&opt.RecencyHalfLife, "recency-half-life", 0, "recall.Options.RecencyHalfLife of the lexical mode (0: no recency); ages count to the newest turn of the conversation")
+	fs.Float64Var(&opt.RecencyWeight, "recency-weight", 0, "recall.Options.RecencyWeight of the lexical mode (0: the default)")
+	fs.Float64Var(&opt.Diversity, "diversity", 0, "recall.Options.Diversity of the lexical mode (0: none)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: agentmem-eval [flags]
 

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/memory"
 )
@@ -115,7 +116,7 @@ func TestTempStores(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
 			ctx := context.Background()
-			st, err := open(ctx, "conv-x")
+			st, err := open(ctx, "conv-x", time.Now())
 			if err != nil {
 				if name != "sqlite" || !errors.Is(err, memory.ErrUnimplemented) {
 					t.Fatal(err)

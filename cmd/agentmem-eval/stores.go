@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
@@ -26,38 +28,44 @@ var drivers = map[string]struct {
 var _ textStore = (*backend.Store)(nil)
 
 // openInmem returns a store over a fresh in-memory driver.
-func openInmem(context.Context, string) (textStore, error) {
-	return backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{}), nil
+func openInmem(_ context.Context, _ string, now time.Time) (textStore, error) {
+	clock := fixedClock(now)
+	return backend.NewStore(inmem.New(inmem.Options{Clock: clock}), backend.StoreOptions{Clock: clock}), nil
 }
+
+// fixedClock returns a clock that always reads now.
+func fixedClock(now time.Time) memory.Clock { return func() time.Time { return now } }
 
 // openSQLite returns a store over a fresh SQLite file in a temporary
 // directory, which closing the store removes.
-func openSQLite(context.Context, string) (textStore, error) {
-	return openTemp(func(dir string) (driver.Driver, error) {
-		return sqlite.Open(filepath.Join(dir, "conversation.db"), sqlite.Options{})
+func openSQLite(_ context.Context, _ string, now time.Time) (textStore, error) {
+	return openTemp(now, func(dir string, clock memory.Clock) (driver.Driver, error) {
+		return sqlite.Open(filepath.Join(dir, "conversation.db"), sqlite.Options{Clock: clock})
 	})
 }
 
 // openFS returns a store over a fresh fs driver in a temporary directory,
 // which closing the store removes.
-func openFS(context.Context, string) (textStore, error) {
-	return openTemp(func(dir string) (driver.Driver, error) {
-		return fs.Open(filepath.Join(dir, "store"), fs.Options{})
+func openFS(_ context.Context, _ string, now time.Time) (textStore, error) {
+	return openTemp(now, func(dir string, clock memory.Clock) (driver.Driver, error) {
+		return fs.Open(filepath.Join(dir, "store"), fs.Options{Clock: clock})
 	})
 }
 
 // openTemp returns a store over the driver open makes in a fresh
-// temporary directory, which closing the store removes.
-func openTemp(open func(dir string) (driver.Driver, error)) (textStore, error) {
+// temporary directory, which closing the store removes; store and driver
+// read the clock fixed at now.
+func openTemp(now time.Time, open func(dir string, clock memory.Clock) (driver.Driver, error)) (textStore, error) {
 	dir, err := os.MkdirTemp("", "agentmem-eval-")
 	if err != nil {
 		return nil, err
 	}
-	d, err := open(dir)
+	clock := fixedClock(now)
+	d, err := open(dir, clock)
 	if err != nil {
 		return nil, errors.Join(err, os.RemoveAll(dir))
 	}
-	return tempStore{backend.NewStore(d, backend.StoreOptions{}), dir}, nil
+	return tempStore{backend.NewStore(d, backend.StoreOptions{Clock: clock}), dir}, nil
 }
 
 // tempStore is a store whose files live in dir until it is closed.
