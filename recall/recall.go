@@ -38,12 +38,11 @@
 //
 // With an embedder (Options.Embedder), a recall is hybrid: the records
 // nearest the text's vector (embedding.Querier over the store's vector
-// search) are fused with the lexical ranking by reciprocal rank fusion, a
-// record scoring the sum over both lists of 1/(Options.FusionK + rank).
-// Rank fusion needs no calibration between BM25 scores and cosine
-// similarities. When the embedder or the vector search fails, the recall
-// still answers, with the lexical ranking alone, and says so
-// (Results.Degraded); it never fails because a model is down.
+// search) are fused with the lexical ranking, by default by their scores
+// scaled to [0, 1] within each list (ScoreFusion), or by reciprocal rank
+// fusion (RankFusion); see Fusion. When the embedder or the vector search
+// fails, the recall still answers, with the lexical ranking alone, and
+// says so (Results.Degraded); it never fails because a model is down.
 package recall
 
 import (
@@ -153,9 +152,31 @@ type Options struct {
 	// the embedder must be the store's recorded model (see package
 	// embedding).
 	Embedder memory.Embedder
-	// FusionK is the rank offset of the fusion; zero means DefaultFusionK.
+	// Fusion is how a hybrid recall merges its two rankings; the zero
+	// value is ScoreFusion.
+	Fusion Fusion
+	// FusionK is the rank offset of RankFusion; zero means DefaultFusionK.
 	FusionK float64
 }
+
+// Fusion is how a hybrid recall merges the lexical ranking with the
+// vector matches.
+type Fusion int
+
+const (
+	// ScoreFusion, the default, sums the record's scores in the two lists,
+	// each scaled to [0, 1] by the list's lowest and highest (min–max), a
+	// record missing from a list scoring 0 there. Chosen by measurement
+	// (BENCHMARKS.md, "Recall quality"): where the vector ranking is the
+	// weaker, it keeps the lexical ranking's clear winners on top, which
+	// rank fusion, counting only ranks, does not.
+	ScoreFusion Fusion = iota
+	// RankFusion is reciprocal rank fusion: a record scores the sum, over
+	// the two lists it is in, of 1/(FusionK + its rank there), ranks
+	// counted from 1. It needs no calibration between BM25 scores and
+	// cosine similarities.
+	RankFusion
+)
 
 // Result is one recalled record and its score.
 type Result struct {
@@ -240,6 +261,8 @@ func New(store *backend.Store, opt Options) (*Recaller, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: RecencyWeight is %v; it must be above 0 and at most 1", opt.RecencyWeight)
 	case !(opt.Diversity >= 0 && opt.Diversity <= 1):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Diversity is %v; it must be between 0 and 1", opt.Diversity)
+	case opt.Fusion != RankFusion && opt.Fusion != ScoreFusion:
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: Fusion is %d; it must be RankFusion or ScoreFusion", opt.Fusion)
 	case !(opt.FusionK >= 1 && opt.FusionK <= 1000):
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "recall: FusionK is %v; it must be between 1 and 1000", opt.FusionK)
 	}
@@ -281,7 +304,13 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 		}
 		return Results{Hits: r.rerank(ranked, k), Degraded: err}, nil
 	}
-	return Results{Hits: r.rerank(fuse(r.opt.FusionK, ranked, vector), k)}, nil
+	var fused []Result
+	if r.opt.Fusion == RankFusion {
+		fused = fuse(r.opt.FusionK, ranked, vector)
+	} else {
+		fused = fuseScores(ranked, vector)
+	}
+	return Results{Hits: r.rerank(fused, k)}, nil
 }
 
 // rerank applies recency and diversity, when asked for, to results
@@ -300,27 +329,79 @@ func (r *Recaller) rerank(out []Result, k int) []Result {
 // rank fusion: each record scores the sum, over the lists it is in, of
 // 1/(k + its rank there), ranks counted from 1.
 func fuse(k float64, lexical []Result, vector []driver.Match) []Result {
-	byKey := make(map[recordKey]*Result, len(lexical)+len(vector))
-	var order []recordKey
-	add := func(rec memory.Record, rank int) {
-		key := keyOf(rec)
-		res := byKey[key]
-		if res == nil {
-			res = &Result{Record: rec}
-			byKey[key] = res
-			order = append(order, key)
-		}
-		res.Score += 1 / (k + float64(rank))
-	}
+	f := newFusion(len(lexical) + len(vector))
 	for i, res := range lexical {
-		add(res.Record, i+1)
+		f.add(res.Record, 1/(k+float64(i+1)))
 	}
 	for i, m := range vector {
-		add(m.Record, i+1)
+		f.add(m.Record, 1/(k+float64(i+1)))
 	}
-	out := make([]Result, 0, len(order))
-	for _, key := range order {
-		out = append(out, *byKey[key])
+	return f.results()
+}
+
+// fuseScores merges the lexical ranking and the vector matches by their
+// scores, each list's scaled to [0, 1] by its own lowest and highest.
+func fuseScores(lexical []Result, vector []driver.Match) []Result {
+	f := newFusion(len(lexical) + len(vector))
+	lex := make([]float64, len(lexical))
+	for i, res := range lexical {
+		lex[i] = res.Score
+	}
+	vec := make([]float64, len(vector))
+	for i, m := range vector {
+		vec[i] = m.Score
+	}
+	scaleMinMax(lex)
+	scaleMinMax(vec)
+	for i, res := range lexical {
+		f.add(res.Record, lex[i])
+	}
+	for i, m := range vector {
+		f.add(m.Record, vec[i])
+	}
+	return f.results()
+}
+
+// scaleMinMax scales v to [0, 1] in place by its lowest and highest
+// values; all equal, they become 1.
+func scaleMinMax(v []float64) {
+	if len(v) == 0 {
+		return
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	for i := range v {
+		if hi > lo {
+			v[i] = (v[i] - lo) / (hi - lo)
+		} else {
+			v[i] = 1
+		}
+	}
+}
+
+// fusion sums scores by record, in the order records first come.
+type fusion struct {
+	byKey map[recordKey]*Result
+	order []recordKey
+}
+
+func newFusion(n int) *fusion { return &fusion{byKey: make(map[recordKey]*Result, n)} }
+
+func (f *fusion) add(rec memory.Record, score float64) {
+	key := keyOf(rec)
+	res := f.byKey[key]
+	if res == nil {
+		res = &Result{Record: rec}
+		f.byKey[key] = res
+		f.order = append(f.order, key)
+	}
+	res.Score += score
+}
+
+// results returns the summed results, best first.
+func (f *fusion) results() []Result {
+	out := make([]Result, 0, len(f.order))
+	for _, key := range f.order {
+		out = append(out, *f.byKey[key])
 	}
 	sortResults(out)
 	return out

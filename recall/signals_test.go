@@ -137,7 +137,7 @@ func TestRecency(t *testing.T) {
 			t.Errorf("%+v: recalled %s, want %s", c.opt, got, c.want)
 		}
 	}
-	for _, bad := range []recall.Options{{RecencyHalfLife: -time.Second}, {RecencyWeight: 1.5}, {Diversity: -0.1}, {Diversity: 2}} {
+	for _, bad := range []recall.Options{{RecencyHalfLife: -time.Second}, {RecencyWeight: 1.5}, {Diversity: -0.1}, {Diversity: 2}, {Fusion: 7}, {SessionWeight: 11}, {DateBoost: 101}, {QuestionPenalty: 1.5}} {
 		if _, err := recall.New(st, bad); !errors.Is(err, memory.ErrInvalidArgument) {
 			t.Errorf("New(%+v) = %v, want ErrInvalidArgument", bad, err)
 		}

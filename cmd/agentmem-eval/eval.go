@@ -11,6 +11,8 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/embedding"
+	"github.com/agentmem/memory/embedding/embeddingtest"
 	"github.com/agentmem/memory/recall"
 )
 
@@ -31,15 +33,28 @@ type opener func(ctx context.Context, sampleID string, now time.Time) (textStore
 // best first: one mode of the evaluation.
 type recallFunc func(ctx context.Context, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error)
 
+// preparer readies a conversation's store after its turns are added and
+// before its questions are asked (a mode's indexing).
+type preparer func(ctx context.Context, st textStore, id memory.Identity) error
+
 // modes are the evaluation's modes by name; a mode's recall is made with
 // the recall options the command's flags give.
 var modes = map[string]struct {
-	about  string
-	recall func(recall.Options) recallFunc
+	about   string
+	recall  func(recall.Options) recallFunc
+	prepare preparer // nil: none
 }{
-	"lexical": {"the library's recall path with no model (package recall over Store.SearchText)", lexicalRecall},
-	"text":    {"text search alone, backend.Store.SearchText as is, for comparison", func(recall.Options) recallFunc { return textRecall }},
+	"lexical": {"the library's recall path with no model (package recall over Store.SearchText)", lexicalRecall, nil},
+	"text":    {"text search alone, backend.Store.SearchText as is, for comparison", func(recall.Options) recallFunc { return textRecall }, nil},
+	"hybrid-hash": {"package recall, hybrid, its vectors from embeddingtest's hashed bag of words (" + fmt.Sprint(hashDims) +
+		" dimensions; no language model, so it measures how fusion combines two rankings, not what a model adds)", hybridHashRecall, hashPrepare},
 }
+
+// hashDims is the dimension of the hybrid-hash mode's vectors.
+const hashDims = 256
+
+// hashEmbedder is the hybrid-hash mode's embedder.
+var hashEmbedder = &embeddingtest.Embedder{Dims: hashDims}
 
 // lexicalRecall returns the lexical mode: package recall's Recaller with
 // opt (the zero Options are its defaults), over the store's text search.
@@ -49,16 +64,44 @@ func lexicalRecall(opt recall.Options) recallFunc {
 	}
 }
 
-// recallWith recalls with a Recaller made with opt.
-func recallWith(ctx context.Context, opt recall.Options, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
-	var bs *backend.Store
+// hybridHashRecall returns the hybrid-hash mode: the lexical mode's
+// Recaller with hashEmbedder as its embedder.
+func hybridHashRecall(opt recall.Options) recallFunc {
+	opt.Embedder = hashEmbedder
+	return lexicalRecall(opt)
+}
+
+// hashPrepare gives every turn of the conversation its hashEmbedder
+// vector, through the library's Indexer, as an application would.
+func hashPrepare(ctx context.Context, st textStore, id memory.Identity) error {
+	bs, err := storeOf(st)
+	if err != nil {
+		return err
+	}
+	x, err := embedding.NewIndexer(ctx, bs, hashEmbedder, embedding.Options{})
+	if err != nil {
+		return err
+	}
+	_, err = x.Backfill(ctx, id, recallQuery.Level)
+	return err
+}
+
+// storeOf returns the *backend.Store st is.
+func storeOf(st textStore) (*backend.Store, error) {
 	switch s := st.(type) {
 	case *backend.Store:
-		bs = s
+		return s, nil
 	case tempStore:
-		bs = s.Store
-	default:
-		return nil, fmt.Errorf("the lexical mode recalls through a *backend.Store, not a %T", st)
+		return s.Store, nil
+	}
+	return nil, fmt.Errorf("this mode works on a *backend.Store, not a %T", st)
+}
+
+// recallWith recalls with a Recaller made with opt.
+func recallWith(ctx context.Context, opt recall.Options, st textStore, id memory.Identity, q memory.Query, text string, k int) ([]driver.Match, error) {
+	bs, err := storeOf(st)
+	if err != nil {
+		return nil, err
 	}
 	r, err := recall.New(bs, opt)
 	if err != nil {
@@ -142,6 +185,9 @@ type Evaluator struct {
 	Open opener
 	// Recall is the mode's recall.
 	Recall recallFunc
+	// Prepare, when not nil, readies each store after its turns are added
+	// (counted in the ingest time).
+	Prepare preparer
 	// Strict makes a question with unknown or no evidence an error
 	// instead of a skipped question.
 	Strict bool
@@ -201,6 +247,11 @@ func (e *Evaluator) conversation(ctx context.Context, st textStore, c Conversati
 			return fmt.Errorf("conversation %s: adding its turns: %w", c.SampleID, err)
 		}
 		recs = recs[n:]
+	}
+	if e.Prepare != nil {
+		if err := e.Prepare(ctx, st, id); err != nil {
+			return fmt.Errorf("conversation %s: preparing its store: %w", c.SampleID, err)
+		}
 	}
 	r.Ingest += time.Since(start)
 	for _, q := range c.Questions {

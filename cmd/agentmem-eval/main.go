@@ -32,11 +32,11 @@
 //
 // Usage:
 //
-//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text] [-driver inmem|sqlite|fs] [-strict] [-quiet]
+//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text|hybrid-hash] [-driver inmem|sqlite|fs] [-strict] [-quiet]
 //	    [-candidates N] [-neighbours N] [-neighbour-weight W] [-speaker-boost W] [-session-weight W] [-date-boost W] [-question-penalty W]
-//	    [-recency-half-life D] [-recency-weight W] [-diversity W]
+//	    [-recency-half-life D] [-recency-weight W] [-diversity W] [-fusion score|rank]
 //
-// The last ten set the lexical mode's recall.Options, for measuring what
+// The last eleven set the lexical mode's recall.Options, for measuring what
 // each technique adds; left out, each is the library's default.
 //
 // Without -data the command reads ../shared/eval/locomo-dev.json, or
@@ -96,6 +96,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&opt.RecencyHalfLife, "recency-half-life", 0, "recall.Options.RecencyHalfLife of the lexical mode (0: no recency); ages count to the newest turn of the conversation")
 	fs.Float64Var(&opt.RecencyWeight, "recency-weight", 0, "recall.Options.RecencyWeight of the lexical mode (0: the default)")
 	fs.Float64Var(&opt.Diversity, "diversity", 0, "recall.Options.Diversity of the lexical mode (0: none)")
+	fusion := fs.String("fusion", "score", "recall.Options.Fusion of the hybrid modes: score (ScoreFusion, the default) or rank (RankFusion)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: agentmem-eval [flags]
 
@@ -151,11 +152,20 @@ Flags:
 	if !*quiet {
 		progress = NewProgress(stderr, progressEvery)
 	}
+	switch *fusion {
+	case "rank":
+		opt.Fusion = recall.RankFusion
+	case "score":
+		opt.Fusion = recall.ScoreFusion
+	default:
+		fmt.Fprintf(stderr, "agentmem-eval: unknown fusion %q; it is rank or score\n", *fusion)
+		return 2
+	}
 	if _, err := recall.New(backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{}), opt); err != nil {
 		fmt.Fprintf(stderr, "agentmem-eval: %v\n", err)
 		return 2
 	}
-	e := &Evaluator{Open: d.open, Recall: m.recall(opt), Strict: *strict, Progress: progress}
+	e := &Evaluator{Open: d.open, Recall: m.recall(opt), Prepare: m.prepare, Strict: *strict, Progress: progress}
 	report, err := e.Run(ctx, ds)
 	progress.Done()
 	if err != nil {
