@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -24,11 +25,12 @@ var benchStores = struct {
 }{m: map[string]*backend.Store{}}
 
 // benchStore returns a store over the named driver holding
-// backendtest.FillTexts(1, 100_000), warmed by one text search.
-func benchStore(b *testing.B, name string) *backend.Store {
+// backendtest.FillTexts(scopes, perScope).
+func benchStore(b *testing.B, name string, scopes, perScope int) *backend.Store {
 	benchStores.Lock()
 	defer benchStores.Unlock()
-	if st := benchStores.m[name]; st != nil {
+	key := fmt.Sprintf("%s-%dx%d", name, scopes, perScope)
+	if st := benchStores.m[key]; st != nil {
 		return st
 	}
 	var d driver.Driver
@@ -42,17 +44,17 @@ func benchStore(b *testing.B, name string) *backend.Store {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sd, err := sqlite.Open(filepath.Join(dir, name+".db"), sqlite.Options{})
+		sd, err := sqlite.Open(filepath.Join(dir, key+".db"), sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
 		d = sd
 	}
-	if err := backendtest.FillTexts(context.Background(), d, 1, 100_000); err != nil {
+	if err := backendtest.FillTexts(context.Background(), d, scopes, perScope); err != nil {
 		b.Fatal(err)
 	}
 	st := backend.NewStore(d, backend.StoreOptions{})
-	benchStores.m[name] = st
+	benchStores.m[key] = st
 	return st
 }
 
@@ -61,22 +63,35 @@ func benchStore(b *testing.B, name string) *backend.Store {
 // on the in-memory and SQLite drivers, and reports the median and the
 // 99th percentile.
 func BenchmarkRecall100k(b *testing.B) {
+	benchmarkRecall(b, 1, 100_000)
+}
+
+// BenchmarkRecallOneScopeOf1000 measures a warm lexical recall of the 10
+// best facts of one scope of 1,000 among 1,000 such scopes (1,000,000
+// facts), visiting the scopes in turn, and reports the median and the
+// 99th percentile.
+func BenchmarkRecallOneScopeOf1000(b *testing.B) {
+	benchmarkRecall(b, 1000, 1000)
+}
+
+func benchmarkRecall(b *testing.B, scopes, perScope int) {
 	for _, name := range []string{"inmem", "sqlite"} {
 		b.Run(name, func(b *testing.B) {
-			st := benchStore(b, name)
+			st := benchStore(b, name, scopes, perScope)
 			r, err := recall.New(st, recall.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			ctx := context.Background()
-			id := backendtest.BenchTextIdentity(0)
 			q := memory.Query{Level: memory.LevelSession}
 			queries := backendtest.BenchTextQueries(64)
-			if _, err := r.Recall(ctx, id, q, queries[0], 10); err != nil {
+			scope := func(i int) memory.Identity { return backendtest.BenchTextIdentity((i * 7919) % scopes) }
+			// Warm: the first recall builds what the driver keeps for searching.
+			if _, err := r.Recall(ctx, scope(0), q, queries[0], 10); err != nil {
 				b.Fatal(err)
 			}
 			backendtest.TimeEach(b, func(i int) (int, error) {
-				res, err := r.Recall(ctx, id, q, queries[i%len(queries)], 10)
+				res, err := r.Recall(ctx, scope(i), q, queries[i%len(queries)], 10)
 				return len(res.Hits), err
 			})
 		})
