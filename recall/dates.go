@@ -111,29 +111,17 @@ func namedPeriods(text string) []period {
 			named = true
 		case w.day != 0 && next(1) != nil && next(1).month != 0:
 			// 13 October [2023]
-			p := period{month: next(1).month, day: w.day}
+			month := next(1).month
 			i++
-			if y := next(1); y != nil && y.year != 0 {
-				p.year = y.year
-				i++
-			} else {
-				p.anyYear = true
-			}
-			if validDay(p.year, p.month, p.day) {
+			if p, ok := dayOf(month, w.day, words, &i); ok {
 				add(p)
 				named = true
 			}
 		case w.month != 0 && next(1) != nil && next(1).day != 0 && next(1).year == 0:
 			// October 13 [2023]
-			p := period{month: w.month, day: next(1).day}
+			day := next(1).day
 			i++
-			if y := next(1); y != nil && y.year != 0 {
-				p.year = y.year
-				i++
-			} else {
-				p.anyYear = true
-			}
-			if validDay(p.year, p.month, p.day) {
+			if p, ok := dayOf(w.month, day, words, &i); ok {
 				add(p)
 				named = true
 			}
@@ -157,6 +145,17 @@ func namedPeriods(text string) []period {
 		}
 	}
 	return out
+}
+
+// dayOf returns the period of day of month, in the year words[*i+1]
+// names (moving *i past it) or of any year, and whether that day exists.
+func dayOf(month time.Month, day int, words []dateWord, i *int) (period, bool) {
+	p := period{month: month, day: day, anyYear: true}
+	if *i+1 < len(words) && words[*i+1].year != 0 {
+		p.year, p.anyYear = words[*i+1].year, false
+		*i++
+	}
+	return p, validDay(p.year, p.month, p.day)
 }
 
 // isoNext reports whether words[i] and words[i+1] are joined by one '-',

@@ -46,6 +46,7 @@
 package recall
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -210,33 +211,16 @@ type Recaller struct {
 // New returns a Recaller over store, which must have text search. Options
 // out of range are memory.ErrInvalidArgument.
 func New(store *backend.Store, opt Options) (*Recaller, error) {
-	if opt.Candidates == 0 {
-		opt.Candidates = DefaultCandidates
-	}
-	if opt.Neighbours == 0 {
-		opt.Neighbours = DefaultNeighbours
-	}
-	if opt.NeighbourWeight == 0 {
-		opt.NeighbourWeight = DefaultNeighbourWeight
-	}
-	if opt.SpeakerBoost == 0 {
-		opt.SpeakerBoost = DefaultSpeakerBoost
-	}
-	if opt.FusionK == 0 {
-		opt.FusionK = DefaultFusionK
-	}
-	if opt.SessionWeight == 0 {
-		opt.SessionWeight = DefaultSessionWeight
-	}
-	if opt.DateBoost == 0 {
-		opt.DateBoost = DefaultDateBoost
-	}
-	if opt.QuestionPenalty == 0 {
-		opt.QuestionPenalty = DefaultQuestionPenalty
-	}
-	if opt.RecencyWeight == 0 {
-		opt.RecencyWeight = DefaultRecencyWeight
-	}
+	// cmp.Or: the first that is not zero.
+	opt.Candidates = cmp.Or(opt.Candidates, DefaultCandidates)
+	opt.Neighbours = cmp.Or(opt.Neighbours, DefaultNeighbours)
+	opt.NeighbourWeight = cmp.Or(opt.NeighbourWeight, DefaultNeighbourWeight)
+	opt.SpeakerBoost = cmp.Or(opt.SpeakerBoost, DefaultSpeakerBoost)
+	opt.FusionK = cmp.Or(opt.FusionK, DefaultFusionK)
+	opt.SessionWeight = cmp.Or(opt.SessionWeight, DefaultSessionWeight)
+	opt.DateBoost = cmp.Or(opt.DateBoost, DefaultDateBoost)
+	opt.QuestionPenalty = cmp.Or(opt.QuestionPenalty, DefaultQuestionPenalty)
+	opt.RecencyWeight = cmp.Or(opt.RecencyWeight, DefaultRecencyWeight)
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
