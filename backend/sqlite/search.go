@@ -4,7 +4,6 @@ package sqlite
 
 import (
 	"context"
-	"slices"
 	"strings"
 
 	"github.com/agentmem/memory"
@@ -152,15 +151,7 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 // matches passes the rest of q at time now: its kinds, key and ids, and
 // expiry (0: never).
 func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, expires, now int64) bool {
-	switch {
-	case expires != 0 && now >= expires:
-		return false
-	case q.Key != "" && key != q.Key:
-		return false
-	case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind):
-		return false
-	}
-	return len(q.IDs) == 0 || slices.Contains(q.IDs, id)
+	return (expires == 0 || now < expires) && q.MatchesRest(id, kind, key)
 }
 
 // fetchMatches reads the records tenant holds under ids and pairs them

@@ -6,7 +6,6 @@ import (
 	"context"
 
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/lexical"
 )
 
 var _ driver.TextSearcher = (*Driver)(nil)
@@ -33,7 +32,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if err := d.currentTexts(ctx); err != nil {
 		return nil, err
 	}
-	ids, scores, err := c.search(q, text, k, now)
+	ids, scores, err := c.c.Search(q, text, k, now)
 	c.mu.RUnlock()
 	if err != nil || len(ids) == 0 {
 		return nil, err
@@ -52,18 +51,18 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 		c.mu.RUnlock()
 		return fail(ctx, err, "sqlite: read the text epoch")
 	}
-	if c.loaded && c.epoch == epoch && c.maxRow >= maxRow {
+	if c.c != nil && c.epoch == epoch && c.maxRow >= maxRow {
 		return nil
 	}
 	c.mu.RUnlock()
 	c.mu.Lock()
 	switch {
-	case !c.loaded || c.epoch != epoch:
+	case c.c == nil || c.epoch != epoch:
 		if err := c.load(ctx, d.r); err != nil {
 			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load texts")
 		}
-		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", len(c.byKey))
+		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", c.c.Len())
 	case c.maxRow < maxRow:
 		if err := c.catchUp(ctx, d.r, maxRow); err != nil {
 			c.mu.Unlock()
@@ -72,41 +71,9 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	c.mu.RLock()
-	if !c.loaded {
+	if c.c == nil {
 		c.mu.RUnlock()
 		return d.currentTexts(ctx)
 	}
 	return nil
-}
-
-// search ranks the cached texts of the writers q's filter matches and
-// returns the ids and scores of the k best. The caller holds c.mu shared.
-func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]string, []float64, error) {
-	var parts []*lexical.Index[*textRow]
-	for w, x := range c.groups {
-		if q.Filter.Matches(w) && x.Len() > 0 {
-			parts = append(parts, x)
-		}
-	}
-	if len(parts) == 0 {
-		return nil, nil, nil
-	}
-	keep := func(r *textRow) bool { return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now) }
-	lq := lexical.NewQuery(text)
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *textRow) bool {
-		if a.created != b.created {
-			return a.created > b.created
-		}
-		return a.id > b.id
-	}))
-	hits, err := lexical.Search(&lq, parts, lexical.DefaultParams(), top, keep)
-	if err != nil {
-		return nil, nil, err
-	}
-	ids := make([]string, len(hits))
-	scores := make([]float64, len(hits))
-	for i, h := range hits {
-		ids[i], scores[i] = h.Ref.id, h.Score
-	}
-	return ids, scores, nil
 }

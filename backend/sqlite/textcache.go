@@ -9,8 +9,8 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
 )
 
 // settingTextEpoch counts the committed transactions that changed or
@@ -24,63 +24,22 @@ import (
 const settingTextEpoch = "text_epoch"
 
 // textCache holds every stored record's content, analysed for text search
-// in one lexical.Index per writer identity, so that a search reads only
-// the indexes of the writers its filter matches and its statistics are
-// theirs (driver.TextSearcher). It is loaded from the file on the first
-// text search, caught up with the records added since (by this process or
-// any other) before every search, and loaded again when the epoch shows a
-// change or removal. The content itself is not kept: a search reads its
-// winners from the file.
+// (textcache.Cache), with the epoch and largest rowid it is current at.
+// It is loaded from the file on the first text search, caught up with the
+// records added since (by this process or any other) before every search,
+// and loaded again when the epoch shows a change or removal. The content
+// itself is not kept: a search reads its winners from the file.
 type textCache struct {
 	mu     sync.RWMutex
-	loaded bool
+	c      *textcache.Cache // nil until loaded, and after a reset
 	epoch  int64
 	maxRow int64 // the largest rowid read
-	groups map[memory.Identity]*lexical.Index[*textRow]
-	byKey  map[recordKey]*textRow
-	loads  int // how many times the cache was loaded, for tests
+	loads  int   // how many times the cache was loaded, for tests
 }
-
-// textRow is what a text search needs of a record besides its text: its
-// writer, what the query's kinds, key, ids and expiry test, and List
-// order for ties.
-type textRow struct {
-	writer  memory.Identity
-	id      string
-	kind    memory.Kind
-	key     string
-	created int64
-	expires int64 // 0: never
-}
-
-// textColumns are what load and catchUp read, in scanTextRow's order.
-const textColumns = `rowid, id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, rkey, content`
 
 // reset empties the cache and marks it unloaded.
 func (c *textCache) reset() {
-	c.loaded, c.epoch, c.maxRow = false, 0, 0
-	c.groups, c.byKey = nil, nil
-}
-
-// put adds row with its content, replacing the row under the same key.
-// The caller holds mu for writing.
-func (c *textCache) put(row *textRow, content string) {
-	k := recordKey{row.writer.Tenant, row.id}
-	if old := c.byKey[k]; old != nil {
-		c.groups[old.writer].Remove(old)
-		delete(c.byKey, k)
-	}
-	if content == "" {
-		return
-	}
-	x := c.groups[row.writer]
-	if x == nil {
-		x = lexical.NewIndex[*textRow]()
-		c.groups[row.writer] = x
-	}
-	x.Add(row, content)
-	c.byKey[k] = row
+	c.c, c.epoch, c.maxRow = nil, 0, 0
 }
 
 // textState reads the text epoch and the largest rowid, in one statement
@@ -106,13 +65,11 @@ func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 		return err
 	}
 	c.reset()
-	c.groups = map[memory.Identity]*lexical.Index[*textRow]{}
-	c.byKey = map[recordKey]*textRow{}
-	if err := c.read(ctx, conn, 0, maxRow); err != nil {
-		c.reset()
+	fresh := textcache.New()
+	if err := readTexts(ctx, conn, fresh, 0, maxRow); err != nil {
 		return err
 	}
-	c.loaded, c.epoch, c.maxRow = true, epoch, maxRow
+	c.c, c.epoch, c.maxRow = fresh, epoch, maxRow
 	c.loads++
 	return nil
 }
@@ -120,7 +77,7 @@ func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 // catchUp reads the records added above the cache's largest rowid, up to
 // maxRow. The caller holds mu for writing.
 func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) error {
-	if err := c.read(ctx, db, c.maxRow, maxRow); err != nil {
+	if err := readTexts(ctx, db, c.c, c.maxRow, maxRow); err != nil {
 		c.reset()
 		return err
 	}
@@ -128,55 +85,21 @@ func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) erro
 	return nil
 }
 
-// read puts the records of rowids in (from, to] into the cache.
-func (c *textCache) read(ctx context.Context, q sqlx.QueryerContext, from, to int64) error {
-	rows, err := q.QueryContext(ctx, `SELECT `+textColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
+// readTexts puts the records of rowids in (from, to] into c.
+func readTexts(ctx context.Context, q sqlx.QueryerContext, c *textcache.Cache, from, to int64) error {
+	rows, err := q.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var (
-			rowid   int64
-			row     = new(textRow)
-			w       = &row.writer
-			kind    string
-			expires sql.NullInt64
-			content string
-		)
-		if err := rows.Scan(&rowid, &row.id, &kind, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session,
-			&row.created, &expires, &row.key, &content); err != nil {
+		row, content, err := sqldriver.ScanText(rows)
+		if err != nil {
 			return err
 		}
-		row.kind = memory.Kind(kind)
-		if expires.Valid {
-			row.expires = expires.Int64
-		}
-		c.put(row, content)
+		c.Put(row, content)
 	}
 	return rows.Err()
-}
-
-// textChange is one record a committed write stored or removed.
-type textChange struct {
-	key     recordKey
-	removed bool
-	row     *textRow // of a stored record
-	content string   // of a stored record
-}
-
-// textChangesOf returns the text changes of storing recs, in order (a
-// later occurrence of an id replaces an earlier one).
-func textChangesOf(recs []memory.Record) []textChange {
-	out := make([]textChange, len(recs))
-	for i, r := range recs {
-		out[i] = textChange{
-			key:     recordKey{r.Identity.Tenant, r.ID},
-			row:     &textRow{writer: r.Identity, id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expiryNanos(r)},
-			content: r.Content,
-		}
-	}
-	return out
 }
 
 // textWrite carries a write transaction's changes of stored records to
@@ -188,11 +111,11 @@ func textChangesOf(recs []memory.Record) []textChange {
 type textWrite struct {
 	locked  bool
 	epoch   int64
-	changes []textChange
+	changes []textcache.Change
 	unknown bool // the write does not know what it removed: commit resets a loaded cache
 }
 
-func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textChange) error {
+func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textcache.Change) error {
 	if !w.locked {
 		c.mu.Lock()
 		w.locked = true
@@ -226,8 +149,8 @@ func (w *textWrite) done(c *textCache) {
 // change and is reset, to be loaded again. A stored record already in
 // the cache is replaced; one that is not (a new record) is left for the
 // catch-up by rowid. The caller holds mu.
-func (c *textCache) apply(epoch int64, changes []textChange) {
-	if !c.loaded {
+func (c *textCache) apply(epoch int64, changes []textcache.Change) {
+	if c.c == nil {
 		return
 	}
 	if c.epoch != epoch-1 {
@@ -235,13 +158,8 @@ func (c *textCache) apply(epoch int64, changes []textChange) {
 		return
 	}
 	for _, ch := range changes {
-		old := c.byKey[ch.key]
-		switch {
-		case ch.removed && old != nil:
-			c.groups[old.writer].Remove(old)
-			delete(c.byKey, ch.key)
-		case !ch.removed && old != nil:
-			c.put(ch.row, ch.content)
+		if c.c.Has(ch.Key) {
+			c.c.Apply(ch)
 		}
 	}
 	c.epoch = epoch
@@ -252,5 +170,5 @@ func (c *textCache) apply(epoch int64, changes []textChange) {
 func (c *textCache) isLoaded() bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.loaded
+	return c.c != nil
 }
