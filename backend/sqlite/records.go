@@ -377,6 +377,9 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			if err := tw.begin(bg, &d.tc, conn, tchanges); err != nil {
 				return err
 			}
+			if err := tw.deletedDown(bg, conn); err != nil {
+				return err
+			}
 		}
 		if len(vchanges) > 0 {
 			return vw.begin(bg, &d.vc, conn, vchanges)

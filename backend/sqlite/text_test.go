@@ -88,3 +88,47 @@ func TestTextCacheLoads(t *testing.T) {
 	must(err)
 	step("after another handle deleted f", "", 3)
 }
+
+// TestTextCacheRowidReuse checks that a record appended after this driver
+// deleted the record of the largest rowid is found: SQLite gives the new
+// record that rowid again, at or below the largest rowid the cache read.
+func TestTextCacheRowidReuse(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(filepath.Join(t.TempDir(), "reuse.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	who := memory.Identity{Tenant: "acme", User: "alice"}
+	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	rec := func(id, text string, sec int) memory.Record {
+		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(time.Duration(sec) * time.Second)}
+	}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	search := func(what, want string) {
+		t.Helper()
+		got, err := d.SearchText(ctx, q, "parcel", 10)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		var ids []string
+		for _, m := range got {
+			ids = append(ids, m.Record.ID)
+		}
+		if s := strings.Join(ids, " "); s != want {
+			t.Errorf("%s: SearchText(parcel) = %q, want %q", what, s, want)
+		}
+	}
+	if err := d.Put(ctx, []memory.Record{rec("a", "parcel one", 1), rec("b", "parcel two", 2)}); err != nil {
+		t.Fatal(err)
+	}
+	search("the first search", "b a")
+	if _, err := d.Delete(ctx, driver.Query{Filter: q.Filter, IDs: []string{"b"}}); err != nil {
+		t.Fatal(err)
+	}
+	search("after deleting the newest row", "a")
+	if err := d.Put(ctx, []memory.Record{rec("c", "parcel three", 3)}); err != nil {
+		t.Fatal(err)
+	}
+	search("after appending into the freed rowid", "c a")
+}

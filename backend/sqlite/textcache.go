@@ -113,6 +113,23 @@ type textWrite struct {
 	epoch   int64
 	changes []textcache.Change
 	unknown bool // the write does not know what it removed: commit resets a loaded cache
+	// deleted marks a write that deleted records; lastRow is then the
+	// largest rowid left after it. SQLite gives the next new record
+	// lastRow+1, which may be at or below the largest rowid the cache
+	// read, so the cache must read from there again.
+	deleted bool
+	lastRow int64
+}
+
+// deletedDown records, inside a transaction that deleted records, the
+// largest rowid left.
+func (w *textWrite) deletedDown(ctx context.Context, conn *sqlx.Conn) error {
+	var m sql.NullInt64
+	if err := conn.QueryRowxContext(ctx, `SELECT max(rowid) FROM memory_records`).Scan(&m); err != nil {
+		return classify(err, "sqlite: read the largest rowid")
+	}
+	w.deleted, w.lastRow = true, m.Int64
+	return nil
 }
 
 func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textcache.Change) error {
@@ -134,6 +151,9 @@ func (w *textWrite) commit(c *textCache) {
 		c.reset()
 	case w.locked:
 		c.apply(w.epoch, w.changes)
+		if w.deleted && c.maxRow > w.lastRow {
+			c.maxRow = w.lastRow
+		}
 	}
 }
 
