@@ -4,11 +4,9 @@ package sqlite
 
 import (
 	"context"
-	"strings"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
@@ -155,31 +153,7 @@ func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, exp
 }
 
 // fetchMatches reads the records tenant holds under ids and pairs them
-// with their scores, in the order of ids. A record deleted since the
-// search ranked it is left out.
+// with their scores; see sqldriver.SQL.FetchMatches.
 func (d *Driver) fetchMatches(ctx context.Context, tenant string, ids []string, scores []float64) ([]driver.Match, error) {
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(selectColumns)
-	b.WriteString(" FROM memory_records WHERE tenant_id = ? AND ")
-	args := sq.In(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
-	rows, err := d.r.QueryContext(ctx, b.String(), args...)
-	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the records found")
-	}
-	recs, err := sqldriver.Collect(rows, 0, scanRecord)
-	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the records found")
-	}
-	byID := make(map[string]memory.Record, len(recs))
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
-	out := make([]driver.Match, 0, len(ids))
-	for i, id := range ids {
-		if r, ok := byID[id]; ok {
-			out = append(out, driver.Match{Record: r, Score: scores[i]})
-		}
-	}
-	return out, nil
+	return sq.FetchMatches(ctx, d.r, selectColumns, tenant, ids, scores)
 }
