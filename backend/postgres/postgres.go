@@ -154,6 +154,7 @@ type Driver struct {
 	efSearch int          // Options.EfSearch, or its default
 	tc       textCache    // the texts, for SearchText
 	prune    textPruner   // prunes the text change log
+	prepared preparedSet  // text search's statements, prepared
 }
 
 var (
@@ -213,6 +214,7 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	}
 	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
 	d.prune.init()
+	d.prepared.db = db
 	if d.efSearch == 0 {
 		d.efSearch = DefaultEfSearch
 	}
@@ -245,6 +247,7 @@ func (d *Driver) enter(ctx context.Context, invalid error) error {
 func (d *Driver) Close() error {
 	return d.gate.Close(func() error {
 		d.prune.stopPruning()
+		d.prepared.close()
 		if !d.own {
 			return nil
 		}

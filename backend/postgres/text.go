@@ -38,7 +38,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	return sq.FetchMatches(ctx, d.db, selectColumns, q.Filter.Identity.Tenant, ids, scores)
+	return sq.FetchMatches(ctx, &d.prepared, selectColumns, q.Filter.Identity.Tenant, ids, scores)
 }
 
 // currentTexts returns with d.tc held shared and current: holding every
@@ -54,7 +54,7 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 	if c.c != nil {
 		from := c.snap.Load()
 		var err error
-		if cu, err = readChanges(ctx, d.db, *from); err != nil {
+		if cu, err = readChanges(ctx, &d.prepared, *from); err != nil {
 			c.mu.RUnlock()
 			return fail(ctx, err, "postgres: read the changed texts")
 		}
@@ -83,7 +83,7 @@ func (d *Driver) refreshTexts(ctx context.Context, cu catchUp, valid bool) error
 	c := &d.tc
 	if c.c != nil && !valid {
 		var err error
-		if cu, err = readChanges(ctx, d.db, *c.snap.Load()); err != nil {
+		if cu, err = readChanges(ctx, &d.prepared, *c.snap.Load()); err != nil {
 			return fail(ctx, err, "postgres: read the changed texts")
 		}
 	}

@@ -97,7 +97,7 @@ type catchUp struct {
 }
 
 // readChanges runs catchUpSQL for a cache at snapshot since.
-func readChanges(ctx context.Context, db sqlx.QueryerContext, since string) (catchUp, error) {
+func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp, error) {
 	var cu catchUp
 	rows, err := db.QueryContext(ctx, catchUpSQL, since)
 	if err != nil {

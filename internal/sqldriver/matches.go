@@ -13,7 +13,7 @@ import (
 // with their scores, in the order of ids: the winners of a search ranked
 // in the driver's memory. A record deleted since the search ranked it is
 // left out. Errors are classified.
-func (s *SQL) FetchMatches(ctx context.Context, db Queryer, columns, tenant string, ids []string, scores []float64) ([]driver.Match, error) {
+func (s *SQL) FetchMatches(ctx context.Context, db RowsQueryer, columns, tenant string, ids []string, scores []float64) ([]driver.Match, error) {
 	var b strings.Builder
 	b.WriteString("SELECT ")
 	b.WriteString(columns)

@@ -59,6 +59,12 @@ type Queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// RowsQueryer runs queries that return rows: a Queryer, or a driver's set
+// of prepared statements.
+type RowsQueryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
 // Collect reads every row with scan and closes rows. limit, when positive,
 // sizes the result up front. It returns nil when there are no rows; errors
 // come back unclassified, for the caller to classify.
