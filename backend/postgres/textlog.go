@@ -109,7 +109,7 @@ func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (c
 			tenant, id sql.NullString
 			present    bool
 		)
-		row, content, err := sqldriver.ScanText(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
+		w, row, content, err := sqldriver.ScanText(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
 		if err != nil {
 			return cu, err
 		}
@@ -121,7 +121,7 @@ func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (c
 			cu.changes = append(cu.changes, textcache.Change{Key: key, Removed: true})
 			continue
 		}
-		cu.changes = append(cu.changes, textcache.Change{Key: key, Row: row, Content: content})
+		cu.changes = append(cu.changes, textcache.Change{Key: key, Writer: w, Row: row, Content: content})
 	}
 	return cu, rows.Err()
 }
@@ -147,11 +147,11 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
 	defer rows.Close()
 	fresh := textcache.New()
 	for rows.Next() {
-		row, content, err := sqldriver.ScanText(rows)
+		w, row, content, err := sqldriver.ScanText(rows)
 		if err != nil {
 			return err
 		}
-		fresh.Put(row, content)
+		fresh.Put(w, row, content)
 	}
 	if err := rows.Err(); err != nil {
 		return err

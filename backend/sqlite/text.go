@@ -34,6 +34,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	}
 	ids, scores, err := c.c.Search(q, text, k, now)
 	c.mu.RUnlock()
+	d.maybeSnapshot()
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -58,7 +59,7 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 	c.mu.Lock()
 	switch {
 	case c.c == nil || c.epoch != epoch:
-		if err := c.load(ctx, d.r); err != nil {
+		if err := c.load(ctx, d.r, d.log); err != nil {
 			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load texts")
 		}

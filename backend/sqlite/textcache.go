@@ -5,6 +5,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
@@ -33,8 +34,10 @@ type textCache struct {
 	mu     sync.RWMutex
 	c      *textcache.Cache // nil until loaded, and after a reset
 	epoch  int64
-	maxRow int64 // the largest rowid read
-	loads  int   // how many times the cache was loaded, for tests
+	maxRow int64           // the largest rowid read
+	meter  textcache.Meter // how far c is from the stored snapshot; see textsnapshot.go
+	loads  int             // how many times the cache was loaded, for tests
+	snaps  int             // how many of those loads read a snapshot, for tests
 }
 
 // reset empties the cache and marks it unloaded.
@@ -54,52 +57,69 @@ func textState(ctx context.Context, q sqlx.QueryerContext) (epoch, maxRow int64,
 // load reads every stored record into the cache, with the epoch and
 // largest rowid they are current at, in one read transaction. The caller
 // holds mu for writing.
-func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
-	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn) })
+func (c *textCache) load(ctx context.Context, db *sqlx.DB, log *slog.Logger) error {
+	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn, log) })
 }
 
-// loadFrom is load's body, on a connection inside a read transaction.
-func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
+// loadFrom is load's body, on a connection inside a read transaction: it
+// starts from the stored snapshot when that is current (see
+// readSnapshot), and reads the records above it.
+func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn, log *slog.Logger) error {
 	epoch, maxRow, err := textState(ctx, conn)
 	if err != nil {
 		return err
 	}
 	c.reset()
-	fresh := textcache.New()
-	if err := readTexts(ctx, conn, fresh, 0, maxRow); err != nil {
+	fresh, from, written := readSnapshot(ctx, conn, epoch, maxRow, log)
+	if fresh == nil {
+		fresh, from = textcache.New(), 0
+	}
+	n, err := readTexts(ctx, conn, fresh, from, maxRow)
+	if err != nil {
 		return err
 	}
 	c.c, c.epoch, c.maxRow = fresh, epoch, maxRow
 	c.loads++
+	if written.IsZero() {
+		c.meter.Unstored()
+	} else {
+		c.meter.Loaded(written, n)
+		c.snaps++
+	}
 	return nil
 }
 
 // catchUp reads the records added above the cache's largest rowid, up to
 // maxRow. The caller holds mu for writing.
 func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) error {
-	if err := readTexts(ctx, db, c.c, c.maxRow, maxRow); err != nil {
+	n, err := readTexts(ctx, db, c.c, c.maxRow, maxRow)
+	if err != nil {
 		c.reset()
 		return err
 	}
 	c.maxRow = maxRow
+	c.meter.Changed(n)
 	return nil
 }
 
-// readTexts puts the records of rowids in (from, to] into c.
-func readTexts(ctx context.Context, q sqlx.QueryerContext, c *textcache.Cache, from, to int64) error {
+// readTexts puts the records of rowids in (from, to] into c and reports
+// how many it read.
+func readTexts(ctx context.Context, q sqlx.QueryerContext, c *textcache.Cache, from, to int64) (int, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
-		row, content, err := sqldriver.ScanText(rows)
+		w, row, content, err := sqldriver.ScanText(rows)
 		if err != nil {
-			return err
+			return n, err
 		}
-		c.Put(row, content)
+		c.Put(w, row, content)
+		n++
 	}
-	return rows.Err()
+	return n, rows.Err()
 }
 
 // textWrite carries a write transaction's changes of stored records to
@@ -183,6 +203,9 @@ func (c *textCache) apply(epoch int64, changes []textcache.Change) {
 		}
 	}
 	c.epoch = epoch
+	// A snapshot of another epoch serves no new handle.
+	c.meter.Changed(len(changes))
+	c.meter.Stale()
 }
 
 // isLoaded reports whether the cache is loaded, for a write deciding

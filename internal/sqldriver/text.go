@@ -13,11 +13,11 @@ const TextColumns = `id, kind, tenant_id, user_id, agent_id, instance_id, squad_
 	created, expires, rkey, content`
 
 // ScanText reads one row of TextColumns, after the columns before them
-// into lead: the record's textcache.Row and its content.
-func ScanText(rows *sql.Rows, lead ...any) (*textcache.Row, string, error) {
+// into lead: the record's writer, its textcache.Row and its content.
+func ScanText(rows *sql.Rows, lead ...any) (memory.Identity, *textcache.Row, string, error) {
 	var (
+		w       memory.Identity
 		row     = new(textcache.Row)
-		w       = &row.Writer
 		kind    string
 		expires sql.NullInt64
 		content string
@@ -25,11 +25,11 @@ func ScanText(rows *sql.Rows, lead ...any) (*textcache.Row, string, error) {
 	dest := append(lead, &row.ID, &kind, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session,
 		&row.Created, &expires, &row.Key, &content)
 	if err := rows.Scan(dest...); err != nil {
-		return nil, "", err
+		return w, nil, "", err
 	}
 	row.Kind = memory.Kind(kind)
 	if expires.Valid {
 		row.Expires = expires.Int64
 	}
-	return row, content, nil
+	return w, row, content, nil
 }

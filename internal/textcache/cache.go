@@ -8,24 +8,28 @@ import (
 // Key is what record ids are unique under: a tenant and an id.
 type Key struct{ Tenant, ID string }
 
-// Row is what a text search needs of a record besides its text: its
-// writer, what the query's kinds, key, ids and expiry test, and List
-// order for ties.
+// Row is what a text search needs of a record besides its text and its
+// writer: what the query's kinds, key, ids and expiry test, and List
+// order for ties. The cache keeps each writer's identity once, for all
+// the writer's rows.
 type Row struct {
-	Writer  memory.Identity
 	ID      string
 	Kind    memory.Kind
 	Key     string
 	Created int64 // unix nanoseconds
 	Expires int64 // unix nanoseconds; 0: never
+	g       *group
 }
 
-// RecordKey returns the key the row's record is stored under.
-func (r *Row) RecordKey() Key { return Key{r.Writer.Tenant, r.ID} }
+// group is one writer's records: its identity and its texts' index.
+type group struct {
+	id memory.Identity
+	x  *lexical.Index[*Row]
+}
 
 // RowOf returns the Row of rec, which the caller has validated.
 func RowOf(rec memory.Record) *Row {
-	row := &Row{Writer: rec.Identity, ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano()}
+	row := &Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano()}
 	if !rec.Expires.IsZero() {
 		row.Expires = rec.Expires.UnixNano()
 	}
@@ -36,8 +40,9 @@ func RowOf(rec memory.Record) *Row {
 type Change struct {
 	Key     Key
 	Removed bool
-	Row     *Row   // of a stored record
-	Content string // of a stored record
+	Writer  memory.Identity // of a stored record
+	Row     *Row            // of a stored record
+	Content string          // of a stored record
 }
 
 // ChangesOf returns the changes of storing recs, in order (a later
@@ -45,7 +50,7 @@ type Change struct {
 func ChangesOf(recs []memory.Record) []Change {
 	out := make([]Change, len(recs))
 	for i, r := range recs {
-		out[i] = Change{Key: Key{r.Identity.Tenant, r.ID}, Row: RowOf(r), Content: r.Content}
+		out[i] = Change{Key: Key{r.Identity.Tenant, r.ID}, Writer: r.Identity, Row: RowOf(r), Content: r.Content}
 	}
 	return out
 }
@@ -53,13 +58,14 @@ func ChangesOf(recs []memory.Record) []Change {
 // Cache holds records' analysed texts in one lexical.Index per writer
 // identity. The zero Cache is not ready; New is.
 type Cache struct {
-	groups map[memory.Identity]*lexical.Index[*Row]
+	groups map[memory.Identity]*group
 	byKey  map[Key]*Row
+	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
 }
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{groups: map[memory.Identity]*lexical.Index[*Row]{}, byKey: map[Key]*Row{}}
+	return &Cache{groups: map[memory.Identity]*group{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}}
 }
 
 // Len returns how many records the cache holds. A record without content
@@ -69,21 +75,28 @@ func (c *Cache) Len() int { return len(c.byKey) }
 // Has reports whether the cache holds the record stored under k.
 func (c *Cache) Has(k Key) bool { return c.byKey[k] != nil }
 
-// Put adds row with its content, replacing the record held under the same
-// key (whatever its writer). A record without content is only removed.
-// Its cost is linear in len(content).
-func (c *Cache) Put(row *Row, content string) {
-	k := row.RecordKey()
+// Put adds row, of a record written by w, with its content, replacing
+// the record held under the same key (whatever its writer). A record
+// without content is only removed. The cache keeps row, which must not
+// be put again. Its cost is linear in len(content).
+func (c *Cache) Put(w memory.Identity, row *Row, content string) {
+	k := Key{w.Tenant, row.ID}
 	c.Remove(k)
 	if content == "" {
 		return
 	}
-	x := c.groups[row.Writer]
-	if x == nil {
-		x = lexical.NewIndex[*Row]()
-		c.groups[row.Writer] = x
+	g := c.groups[w]
+	if g == nil {
+		g = &group{id: w, x: lexical.NewIndex[*Row]()}
+		c.groups[w] = g
 	}
-	x.Add(row, content)
+	if kind, ok := c.kinds[row.Kind]; ok {
+		row.Kind = kind
+	} else {
+		c.kinds[row.Kind] = row.Kind
+	}
+	row.g = g
+	g.x.Add(row, content)
 	c.byKey[k] = row
 }
 
@@ -93,10 +106,10 @@ func (c *Cache) Remove(k Key) bool {
 	if old == nil {
 		return false
 	}
-	x := c.groups[old.Writer]
-	x.Remove(old)
-	if x.Len() == 0 {
-		delete(c.groups, old.Writer)
+	g := old.g
+	g.x.Remove(old)
+	if g.x.Len() == 0 {
+		delete(c.groups, g.id)
 	}
 	delete(c.byKey, k)
 	return true
@@ -109,5 +122,5 @@ func (c *Cache) Apply(ch Change) {
 		c.Remove(ch.Key)
 		return
 	}
-	c.Put(ch.Row, ch.Content)
+	c.Put(ch.Writer, ch.Row, ch.Content)
 }

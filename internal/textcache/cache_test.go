@@ -14,6 +14,7 @@ import (
 
 // stored is a record as the test's reference holds it.
 type stored struct {
+	writer  memory.Identity
 	row     *Row
 	content string
 }
@@ -51,7 +52,7 @@ func TestSearchMatchesReference(t *testing.T) {
 			}
 			delete(ref, k)
 		default:
-			row := &Row{Writer: w, ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
+			row := &Row{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
 				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50))}
 			if rnd.IntN(6) == 0 {
 				row.Expires = int64(1 + rnd.IntN(100))
@@ -60,11 +61,11 @@ func TestSearchMatchesReference(t *testing.T) {
 			if rnd.IntN(20) == 0 {
 				content = ""
 			}
-			c.Apply(Change{Key: k, Row: row, Content: content})
+			c.Apply(Change{Key: k, Writer: w, Row: row, Content: content})
 			if content == "" {
 				delete(ref, k)
 			} else {
-				ref[k] = stored{row, content}
+				ref[k] = stored{w, row, content}
 			}
 		}
 		if c.Len() != len(ref) {
@@ -86,7 +87,7 @@ func TestSearchMatchesReference(t *testing.T) {
 			}
 			var docs []lexical.Doc[*Row]
 			for _, s := range ref {
-				if q.Filter.Matches(s.row.Writer) {
+				if q.Filter.Matches(s.writer) {
 					docs = append(docs, lexical.Doc[*Row]{Ref: s.row, Text: s.content})
 				}
 			}
@@ -118,8 +119,8 @@ func TestPutMovesAcrossWriters(t *testing.T) {
 	c := New()
 	a := memory.Identity{Tenant: "t", User: "a"}
 	b := memory.Identity{Tenant: "t", User: "b"}
-	c.Put(&Row{Writer: a, ID: "x"}, "parcel")
-	c.Put(&Row{Writer: b, ID: "x"}, "parcel")
+	c.Put(a, &Row{ID: "x"}, "parcel")
+	c.Put(b, &Row{ID: "x"}, "parcel")
 	qa := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: a}}
 	if ids, _, _ := c.Search(qa, "parcel", 5, 0); len(ids) != 0 {
 		t.Errorf("writer a's search found %v after x moved to writer b", ids)

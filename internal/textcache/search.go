@@ -13,9 +13,9 @@ import (
 // has checked the arguments (driver.CheckSearchText).
 func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]string, []float64, error) {
 	var parts []*lexical.Index[*Row]
-	for w, x := range c.groups {
+	for w, g := range c.groups {
 		if q.Filter.Matches(w) {
-			parts = append(parts, x)
+			parts = append(parts, g.x)
 		}
 	}
 	if len(parts) == 0 {
