@@ -104,19 +104,20 @@ func CheckPut(recs []memory.Record) error {
 // Matches reports whether r passes q's filter, kinds, key and ids. It does
 // not look at expiry or Limit. Drivers that filter in Go use it.
 func (q Query) Matches(r memory.Record) bool {
-	if !q.Filter.Matches(r.Identity) {
+	return q.Filter.Matches(r.Identity) && q.MatchesRest(r.ID, r.Kind, r.Key)
+}
+
+// MatchesRest reports whether a record with this id, kind and key passes
+// q's ids, kinds and key: Matches less the filter, for drivers that
+// decide the filter once per writer identity rather than per record.
+func (q *Query) MatchesRest(id string, kind memory.Kind, key string) bool {
+	switch {
+	case q.Key != "" && key != q.Key:
+		return false
+	case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind):
 		return false
 	}
-	if q.Key != "" && r.Key != q.Key {
-		return false
-	}
-	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, r.Kind) {
-		return false
-	}
-	if len(q.IDs) > 0 && !slices.Contains(q.IDs, r.ID) {
-		return false
-	}
-	return true
+	return len(q.IDs) == 0 || slices.Contains(q.IDs, id)
 }
 
 // CheckQuery rejects a query no derived filter produces: one that does not

@@ -29,6 +29,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.ApproximateVectorSearch,
+		TextSearch:   true,
 		Claimer:      true,
 		Replica:      dbs.Replica,
 	})

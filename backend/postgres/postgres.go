@@ -2,8 +2,11 @@
 // written through github.com/lib/pq and github.com/jmoiron/sqlx. It
 // implements driver.Driver, driver.Sweeper, driver.Swapper
 // (compare-and-swap under a row lock), driver.VectorSearcher (an HNSW
-// index when the pgvector extension is installed, exact search without it)
-// and driver.Claimer (a work queue claimed with FOR UPDATE SKIP LOCKED),
+// index when the pgvector extension is installed, exact search without it),
+// driver.TextSearcher (the library's lexical engine over an in-process
+// copy of the analysed texts, kept current from a change log; see
+// SearchText) and driver.Claimer (a work queue claimed with FOR UPDATE
+// SKIP LOCKED),
 // and suits deployments where several replicas of a program share one
 // store.
 //
@@ -47,6 +50,13 @@
 // followed by created and id descending, so the newest N records of a
 // scope are read off an index in List order) hold only the records that
 // have the field, and a partial index on expiry serves sweeps.
+//
+// Since schema version 5, statement-level triggers on memory_records log
+// the tenant and id of every record inserted, updated or deleted, with
+// the writing transaction's id, in memory_text_changes, from which every
+// driver's text cache catches up (see SearchText). Each write therefore
+// also inserts one small row per record it touches; drivers prune the
+// log in the background of changes older than about ten minutes.
 //
 // Keyed JSON documents (memory.KindDocument) are kept in JSONB. The
 // content column holds the JSON text exactly as the caller wrote it —
@@ -129,8 +139,9 @@ type Options struct {
 	EfSearch int
 }
 
-// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher and Claimer
-// over one PostgreSQL database. It is safe for concurrent use.
+// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher,
+// TextSearcher and Claimer over one PostgreSQL database. It is safe for
+// concurrent use.
 type Driver struct {
 	db    *sqlx.DB
 	own   bool // Close closes db
@@ -141,6 +152,9 @@ type Driver struct {
 	dims     atomic.Int64 // the store's vector dimension once read; 0 before
 	search   searchState  // how Search runs; see search.go
 	efSearch int          // Options.EfSearch, or its default
+	tc       textCache    // the texts, for SearchText
+	prune    textPruner   // prunes the text change log
+	prepared preparedSet  // text search's statements, prepared
 }
 
 var (
@@ -199,6 +213,8 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: EfSearch %d is not between 1 and %d", opt.EfSearch, maxEfSearch)
 	}
 	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
+	d.prune.init()
+	d.prepared.db = db
 	if d.efSearch == 0 {
 		d.efSearch = DefaultEfSearch
 	}
@@ -206,6 +222,7 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	if err := d.setup(context.Background()); err != nil {
+		d.prune.stopPruning()
 		if own {
 			_ = db.Close()
 		}
@@ -229,6 +246,8 @@ func (d *Driver) enter(ctx context.Context, invalid error) error {
 // memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
 	return d.gate.Close(func() error {
+		d.prune.stopPruning()
+		d.prepared.close()
 		if !d.own {
 			return nil
 		}

@@ -245,7 +245,11 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 	if changed != int64(len(recs)) {
 		return conflict(ctx, tx, recs)
 	}
-	return fail(ctx, tx.Commit(), "postgres: commit")
+	if err := tx.Commit(); err != nil {
+		return fail(ctx, err, "postgres: commit")
+	}
+	d.maintain()
+	return nil
 }
 
 // conflict reports the record of chunk whose id its tenant holds, within
@@ -310,6 +314,7 @@ func (d *Driver) exec(ctx context.Context, query string, args []any, what string
 	if err != nil {
 		return 0, fail(ctx, err, what)
 	}
+	d.maintain()
 	return n, nil
 }
 

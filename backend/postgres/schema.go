@@ -9,7 +9,7 @@ import (
 // SchemaVersion is the schema version this driver writes and reads. A
 // database with an older version is migrated when opened; a newer one is
 // refused.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // AdvisoryLockKey is the key of the transaction-level advisory lock
 // (pg_advisory_xact_lock) held while the schema is created or migrated,
@@ -116,6 +116,46 @@ var migrations = []string{
 	// key holds them all.
 	`ALTER TABLE memory_records DROP CONSTRAINT memory_records_pkey;
 	ALTER TABLE memory_records ADD CONSTRAINT memory_records_pkey PRIMARY KEY (tenant_id, id);`,
+
+	// 5: the log of record changes that text search's caches catch up
+	// with (textlog.go): every statement that inserts, updates or deletes
+	// records adds the tenant and id of each to memory_text_changes, with
+	// its transaction's id, in the same transaction. A TRUNCATE empties
+	// the log and moves its floor (the memory_settings row
+	// text_log_floor) past every cache. The functions keep the
+	// search_path they were created with, so the log is found whatever
+	// the writing session's path.
+	`CREATE TABLE memory_text_changes (
+		xid       xid8 NOT NULL DEFAULT pg_current_xact_id(),
+		tenant_id TEXT COLLATE "C" NOT NULL,
+		id        TEXT COLLATE "C" NOT NULL
+	);
+	CREATE INDEX memory_text_changes_xid ON memory_text_changes (xid);
+	CREATE FUNCTION memory_text_changed() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+	BEGIN
+		IF TG_OP = 'UPDATE' THEN
+			INSERT INTO memory_text_changes (tenant_id, id)
+				SELECT tenant_id, id FROM changed UNION SELECT tenant_id, id FROM changed_before;
+		ELSE
+			INSERT INTO memory_text_changes (tenant_id, id) SELECT tenant_id, id FROM changed;
+		END IF;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER memory_text_inserted AFTER INSERT ON memory_records
+		REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION memory_text_changed();
+	CREATE TRIGGER memory_text_updated AFTER UPDATE ON memory_records
+		REFERENCING NEW TABLE AS changed OLD TABLE AS changed_before FOR EACH STATEMENT EXECUTE FUNCTION memory_text_changed();
+	CREATE TRIGGER memory_text_deleted AFTER DELETE ON memory_records
+		REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION memory_text_changed();
+	CREATE FUNCTION memory_text_truncated() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
+	BEGIN
+		DELETE FROM memory_text_changes;
+		INSERT INTO memory_settings (name, value) VALUES ('text_log_floor', pg_current_xact_id()::text)
+			ON CONFLICT (name) DO UPDATE SET value = greatest(memory_settings.value::xid8, excluded.value::xid8)::text;
+		RETURN NULL;
+	END $$;
+	CREATE TRIGGER memory_text_truncated AFTER TRUNCATE ON memory_records
+		FOR EACH STATEMENT EXECUTE FUNCTION memory_text_truncated();`,
 }
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (

@@ -30,7 +30,7 @@ const (
 
 // SchemaVersion is the schema version this driver writes and reads. A file
 // with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Options configure a Driver. The zero value is the documented default.
 type Options struct {

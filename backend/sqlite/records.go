@@ -15,6 +15,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
 )
 
 // insertSQL returns the statement that inserts n records. With upsert it
@@ -194,7 +195,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// New records take new rowids, which text search reads by
 		// itself; a replacement changes a stored record.
 		if replaced {
-			if err := tw.begin(bg, &d.tc, conn, textChangesOf(recs)); err != nil {
+			if err := tw.begin(bg, &d.tc, conn, textcache.ChangesOf(recs)); err != nil {
 				return err
 			}
 		}
@@ -351,7 +352,7 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 		}
 		var (
 			vchanges []vectorChange
-			tchanges []textChange
+			tchanges []textcache.Change
 		)
 		for rows.Next() {
 			var k recordKey
@@ -361,7 +362,7 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 				return fail(ctx, err, what)
 			}
 			n++
-			tchanges = append(tchanges, textChange{key: k, removed: true})
+			tchanges = append(tchanges, textcache.Change{Key: textcache.Key{Tenant: k.tenant, ID: k.id}, Removed: true})
 			if vector {
 				vchanges = append(vchanges, vectorChange{key: k, removed: true})
 			}
@@ -374,6 +375,9 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 		}
 		if n > 0 {
 			if err := tw.begin(bg, &d.tc, conn, tchanges); err != nil {
+				return err
+			}
+			if err := tw.deletedDown(bg, conn); err != nil {
 				return err
 			}
 		}

@@ -116,6 +116,16 @@ var migrations = []string{
 	CREATE INDEX memory_records_squad   ON memory_records (tenant_id, squad_id, created, instance_id) WHERE squad_id != '';
 	CREATE INDEX memory_records_agent   ON memory_records (tenant_id, agent_id, created) WHERE agent_id != '';
 	CREATE INDEX memory_records_expires ON memory_records (expires) WHERE expires IS NOT NULL;`,
+
+	// 4: snapshots of the text cache (textsnapshot.go): a new process
+	// reads the analysed texts from here instead of analysing every
+	// record again.
+	`CREATE TABLE memory_text_snapshots (
+		generation INTEGER NOT NULL,
+		seq        INTEGER NOT NULL,
+		data       BLOB    NOT NULL,
+		PRIMARY KEY (generation, seq)
+	) STRICT;`,
 }
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (
@@ -144,6 +154,7 @@ func (d *Driver) setup(ctx context.Context) error {
 	if err == nil {
 		var file string
 		file, err = mainFile(ctx, conn)
+		d.inMemory = file == ""
 		if err == nil && file == "" && d.w.Stats().MaxOpenConnections != 1 {
 			conn.Close()
 			return memory.Errorf(memory.ErrInvalidArgument, "sqlite: an in-memory database needs a handle limited to one connection (SetMaxOpenConns(1))")

@@ -4,12 +4,9 @@ package sqlite
 
 import (
 	"context"
-	"slices"
-	"strings"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
@@ -152,49 +149,11 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 // matches passes the rest of q at time now: its kinds, key and ids, and
 // expiry (0: never).
 func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, expires, now int64) bool {
-	switch {
-	case expires != 0 && now >= expires:
-		return false
-	case q.Key != "" && key != q.Key:
-		return false
-	case len(q.Kinds) > 0 && !slices.Contains(q.Kinds, kind):
-		return false
-	}
-	return len(q.IDs) == 0 || slices.Contains(q.IDs, id)
+	return (expires == 0 || now < expires) && q.MatchesRest(id, kind, key)
 }
 
-// fetchMatches reads the records tenant holds under the ids of found,
-// whose records carry their ids alone, and returns found with its records
-// filled in, in order. A record deleted since the search ranked it is
-// left out.
+// fetchMatches reads the records tenant holds under the ids of found and
+// fills them in; see sqldriver.SQL.FetchMatches.
 func (d *Driver) fetchMatches(ctx context.Context, tenant string, found []driver.Match) ([]driver.Match, error) {
-	ids := make([]string, len(found))
-	for i, m := range found {
-		ids[i] = m.Record.ID
-	}
-	var b strings.Builder
-	b.WriteString("SELECT ")
-	b.WriteString(selectColumns)
-	b.WriteString(" FROM memory_records WHERE tenant_id = ? AND ")
-	args := sq.In(&b, append(make([]any, 0, 1+len(ids)), tenant), "id", ids)
-	rows, err := d.r.QueryContext(ctx, b.String(), args...)
-	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the records found")
-	}
-	recs, err := sqldriver.Collect(rows, 0, scanRecord)
-	if err != nil {
-		return nil, fail(ctx, err, "sqlite: read the records found")
-	}
-	byID := make(map[string]memory.Record, len(recs))
-	for _, r := range recs {
-		byID[r.ID] = r
-	}
-	out := found[:0]
-	for _, m := range found {
-		if r, ok := byID[m.Record.ID]; ok {
-			m.Record = r
-			out = append(out, m)
-		}
-	}
-	return out, nil
+	return sq.FetchMatches(ctx, d.r, selectColumns, tenant, found)
 }

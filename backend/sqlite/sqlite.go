@@ -118,6 +118,9 @@ type Driver struct {
 	dims atomic.Int64 // the store's vector dimension once read; 0 before
 	vc   vectorCache  // the vectors, for Search
 	tc   textCache    // the texts, for SearchText
+	// chores runs background work: writing the text cache's snapshot.
+	chores   sqldriver.Chores
+	inMemory bool // the database is in memory: no other process can read a snapshot
 }
 
 var (
@@ -304,6 +307,7 @@ func (d *Driver) enter(ctx context.Context, invalid error) error {
 // with memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
 	return d.gate.Close(func() error {
+		d.chores.Stop()
 		d.vc.mu.Lock()
 		d.vc.reset()
 		d.vc.mu.Unlock()

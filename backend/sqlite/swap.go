@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/textcache"
 )
 
 // Swap stores rec if the live record under its id has version expect (0:
@@ -52,7 +53,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 		version = stored + 1
 		// The upsert may have rewritten a stored (live or expired) record
 		// in place, under its old rowid.
-		if err := tw.begin(bg, &d.tc, conn, textChangesOf([]memory.Record{rec})); err != nil {
+		if err := tw.begin(bg, &d.tc, conn, textcache.ChangesOf([]memory.Record{rec})); err != nil {
 			return err
 		}
 		if rec.Vector != nil || stored != 0 {

@@ -5,9 +5,7 @@ package sqlite
 import (
 	"context"
 
-	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/lexical"
 )
 
 var _ driver.TextSearcher = (*Driver)(nil)
@@ -34,8 +32,9 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if err := d.currentTexts(ctx); err != nil {
 		return nil, err
 	}
-	found, err := c.search(q, text, k, now)
+	found, err := c.c.Search(q, text, k, now)
 	c.mu.RUnlock()
+	d.maybeSnapshot()
 	if err != nil || len(found) == 0 {
 		return nil, err
 	}
@@ -53,18 +52,18 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 		c.mu.RUnlock()
 		return fail(ctx, err, "sqlite: read the text epoch")
 	}
-	if c.loaded && c.epoch == epoch && c.maxRow >= maxRow {
+	if c.c != nil && c.epoch == epoch && c.maxRow >= maxRow {
 		return nil
 	}
 	c.mu.RUnlock()
 	c.mu.Lock()
 	switch {
-	case !c.loaded || c.epoch != epoch:
-		if err := c.load(ctx, d.r); err != nil {
+	case c.c == nil || c.epoch != epoch:
+		if err := c.load(ctx, d.r, d.log); err != nil {
 			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load texts")
 		}
-		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", len(c.byKey))
+		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", c.c.Len())
 	case c.maxRow < maxRow:
 		if err := c.catchUp(ctx, d.r, maxRow); err != nil {
 			c.mu.Unlock()
@@ -73,56 +72,9 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 	}
 	c.mu.Unlock()
 	c.mu.RLock()
-	if !c.loaded {
+	if c.c == nil {
 		c.mu.RUnlock()
 		return d.currentTexts(ctx)
 	}
 	return nil
-}
-
-// search ranks the cached texts of the writers q's filter matches and
-// returns the k best, their records carrying their ids alone. The caller
-// holds c.mu shared.
-func (c *textCache) search(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
-	var (
-		parts   []*lexical.Index[*textRow]
-		writers []memory.Identity // of parts
-	)
-	for w, x := range c.groups {
-		if q.Filter.Matches(w) && x.Len() > 0 {
-			parts = append(parts, x)
-			writers = append(writers, w)
-		}
-	}
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	params := lexical.DefaultParams()
-	keep := func(r *textRow) bool { return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now) }
-	lq := lexical.NewQuery(text)
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *textRow) bool {
-		if a.created != b.created {
-			return a.created > b.created
-		}
-		return a.id > b.id
-	}))
-	hits, err := lexical.Search(&lq, parts, params, top, keep)
-	if err != nil {
-		return nil, err
-	}
-	groups, err := lexical.GroupScores(&lq, parts, params)
-	if err != nil {
-		return nil, err
-	}
-	byWriter := make(map[memory.Identity]float64, len(parts))
-	for i, w := range writers {
-		if groups[i] > 0 {
-			byWriter[w] = groups[i]
-		}
-	}
-	found := make([]driver.Match, len(hits))
-	for i, h := range hits {
-		found[i] = driver.Match{Record: memory.Record{ID: h.Ref.id}, Score: h.Score, WriterScore: byWriter[h.Ref.writer]}
-	}
-	return found, nil
 }

@@ -5,12 +5,13 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"sync"
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
 )
 
 // settingTextEpoch counts the committed transactions that changed or
@@ -24,63 +25,24 @@ import (
 const settingTextEpoch = "text_epoch"
 
 // textCache holds every stored record's content, analysed for text search
-// in one lexical.Index per writer identity, so that a search reads only
-// the indexes of the writers its filter matches and its statistics are
-// theirs (driver.TextSearcher). It is loaded from the file on the first
-// text search, caught up with the records added since (by this process or
-// any other) before every search, and loaded again when the epoch shows a
-// change or removal. The content itself is not kept: a search reads its
-// winners from the file.
+// (textcache.Cache), with the epoch and largest rowid it is current at.
+// It is loaded from the file on the first text search, caught up with the
+// records added since (by this process or any other) before every search,
+// and loaded again when the epoch shows a change or removal. The content
+// itself is not kept: a search reads its winners from the file.
 type textCache struct {
 	mu     sync.RWMutex
-	loaded bool
+	c      *textcache.Cache // nil until loaded, and after a reset
 	epoch  int64
-	maxRow int64 // the largest rowid read
-	groups map[memory.Identity]*lexical.Index[*textRow]
-	byKey  map[recordKey]*textRow
-	loads  int // how many times the cache was loaded, for tests
+	maxRow int64           // the largest rowid read
+	meter  textcache.Meter // how far c is from the stored snapshot; see textsnapshot.go
+	loads  int             // how many times the cache was loaded, for tests
+	snaps  int             // how many of those loads read a snapshot, for tests
 }
-
-// textRow is what a text search needs of a record besides its text: its
-// writer, what the query's kinds, key, ids and expiry test, and List
-// order for ties.
-type textRow struct {
-	writer  memory.Identity
-	id      string
-	kind    memory.Kind
-	key     string
-	created int64
-	expires int64 // 0: never
-}
-
-// textColumns are what load and catchUp read, in scanTextRow's order.
-const textColumns = `rowid, id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-	created, expires, rkey, content`
 
 // reset empties the cache and marks it unloaded.
 func (c *textCache) reset() {
-	c.loaded, c.epoch, c.maxRow = false, 0, 0
-	c.groups, c.byKey = nil, nil
-}
-
-// put adds row with its content, replacing the row under the same key.
-// The caller holds mu for writing.
-func (c *textCache) put(row *textRow, content string) {
-	k := recordKey{row.writer.Tenant, row.id}
-	if old := c.byKey[k]; old != nil {
-		c.groups[old.writer].Remove(old)
-		delete(c.byKey, k)
-	}
-	if content == "" {
-		return
-	}
-	x := c.groups[row.writer]
-	if x == nil {
-		x = lexical.NewIndex[*textRow]()
-		c.groups[row.writer] = x
-	}
-	x.Add(row, content)
-	c.byKey[k] = row
+	c.c, c.epoch, c.maxRow = nil, 0, 0
 }
 
 // textState reads the text epoch and the largest rowid, in one statement
@@ -95,88 +57,69 @@ func textState(ctx context.Context, q sqlx.QueryerContext) (epoch, maxRow int64,
 // load reads every stored record into the cache, with the epoch and
 // largest rowid they are current at, in one read transaction. The caller
 // holds mu for writing.
-func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
-	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn) })
+func (c *textCache) load(ctx context.Context, db *sqlx.DB, log *slog.Logger) error {
+	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn, log) })
 }
 
-// loadFrom is load's body, on a connection inside a read transaction.
-func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
+// loadFrom is load's body, on a connection inside a read transaction: it
+// starts from the stored snapshot when that is current (see
+// readSnapshot), and reads the records above it.
+func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn, log *slog.Logger) error {
 	epoch, maxRow, err := textState(ctx, conn)
 	if err != nil {
 		return err
 	}
 	c.reset()
-	c.groups = map[memory.Identity]*lexical.Index[*textRow]{}
-	c.byKey = map[recordKey]*textRow{}
-	if err := c.read(ctx, conn, 0, maxRow); err != nil {
-		c.reset()
+	fresh, from, written := readSnapshot(ctx, conn, epoch, maxRow, log)
+	if fresh == nil {
+		fresh, from = textcache.New(), 0
+	}
+	n, err := readTexts(ctx, conn, fresh, from, maxRow)
+	if err != nil {
 		return err
 	}
-	c.loaded, c.epoch, c.maxRow = true, epoch, maxRow
+	c.c, c.epoch, c.maxRow = fresh, epoch, maxRow
 	c.loads++
+	if written.IsZero() {
+		c.meter.Unstored()
+	} else {
+		c.meter.Loaded(written, n)
+		c.snaps++
+	}
 	return nil
 }
 
 // catchUp reads the records added above the cache's largest rowid, up to
 // maxRow. The caller holds mu for writing.
 func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) error {
-	if err := c.read(ctx, db, c.maxRow, maxRow); err != nil {
+	n, err := readTexts(ctx, db, c.c, c.maxRow, maxRow)
+	if err != nil {
 		c.reset()
 		return err
 	}
 	c.maxRow = maxRow
+	c.meter.Changed(n)
 	return nil
 }
 
-// read puts the records of rowids in (from, to] into the cache.
-func (c *textCache) read(ctx context.Context, q sqlx.QueryerContext, from, to int64) error {
-	rows, err := q.QueryContext(ctx, `SELECT `+textColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
+// readTexts puts the records of rowids in (from, to] into c and reports
+// how many it read.
+func readTexts(ctx context.Context, q sqlx.QueryerContext, c *textcache.Cache, from, to int64) (int, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer rows.Close()
+	n := 0
 	for rows.Next() {
-		var (
-			rowid   int64
-			row     = new(textRow)
-			w       = &row.writer
-			kind    string
-			expires sql.NullInt64
-			content string
-		)
-		if err := rows.Scan(&rowid, &row.id, &kind, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session,
-			&row.created, &expires, &row.key, &content); err != nil {
-			return err
+		w, row, content, err := sqldriver.ScanText(rows)
+		if err != nil {
+			return n, err
 		}
-		row.kind = memory.Kind(kind)
-		if expires.Valid {
-			row.expires = expires.Int64
-		}
-		c.put(row, content)
+		c.Put(w, row, content)
+		n++
 	}
-	return rows.Err()
-}
-
-// textChange is one record a committed write stored or removed.
-type textChange struct {
-	key     recordKey
-	removed bool
-	row     *textRow // of a stored record
-	content string   // of a stored record
-}
-
-// textChangesOf returns the text changes of storing recs, in order (a
-// later occurrence of an id replaces an earlier one).
-func textChangesOf(recs []memory.Record) []textChange {
-	out := make([]textChange, len(recs))
-	for i, r := range recs {
-		out[i] = textChange{
-			key:     recordKey{r.Identity.Tenant, r.ID},
-			row:     &textRow{writer: r.Identity, id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expiryNanos(r)},
-			content: r.Content,
-		}
-	}
-	return out
+	return n, rows.Err()
 }
 
 // textWrite carries a write transaction's changes of stored records to
@@ -188,11 +131,28 @@ func textChangesOf(recs []memory.Record) []textChange {
 type textWrite struct {
 	locked  bool
 	epoch   int64
-	changes []textChange
+	changes []textcache.Change
 	unknown bool // the write does not know what it removed: commit resets a loaded cache
+	// deleted marks a write that deleted records; lastRow is then the
+	// largest rowid left after it. SQLite gives the next new record
+	// lastRow+1, which may be at or below the largest rowid the cache
+	// read, so the cache must read from there again.
+	deleted bool
+	lastRow int64
 }
 
-func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textChange) error {
+// deletedDown records, inside a transaction that deleted records, the
+// largest rowid left.
+func (w *textWrite) deletedDown(ctx context.Context, conn *sqlx.Conn) error {
+	var m sql.NullInt64
+	if err := conn.QueryRowxContext(ctx, `SELECT max(rowid) FROM memory_records`).Scan(&m); err != nil {
+		return classify(err, "sqlite: read the largest rowid")
+	}
+	w.deleted, w.lastRow = true, m.Int64
+	return nil
+}
+
+func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textcache.Change) error {
 	if !w.locked {
 		c.mu.Lock()
 		w.locked = true
@@ -211,6 +171,9 @@ func (w *textWrite) commit(c *textCache) {
 		c.reset()
 	case w.locked:
 		c.apply(w.epoch, w.changes)
+		if w.deleted && c.maxRow > w.lastRow {
+			c.maxRow = w.lastRow
+		}
 	}
 }
 
@@ -226,8 +189,8 @@ func (w *textWrite) done(c *textCache) {
 // change and is reset, to be loaded again. A stored record already in
 // the cache is replaced; one that is not (a new record) is left for the
 // catch-up by rowid. The caller holds mu.
-func (c *textCache) apply(epoch int64, changes []textChange) {
-	if !c.loaded {
+func (c *textCache) apply(epoch int64, changes []textcache.Change) {
+	if c.c == nil {
 		return
 	}
 	if c.epoch != epoch-1 {
@@ -235,16 +198,14 @@ func (c *textCache) apply(epoch int64, changes []textChange) {
 		return
 	}
 	for _, ch := range changes {
-		old := c.byKey[ch.key]
-		switch {
-		case ch.removed && old != nil:
-			c.groups[old.writer].Remove(old)
-			delete(c.byKey, ch.key)
-		case !ch.removed && old != nil:
-			c.put(ch.row, ch.content)
+		if c.c.Has(ch.Key) {
+			c.c.Apply(ch)
 		}
 	}
 	c.epoch = epoch
+	// A snapshot of another epoch serves no new handle.
+	c.meter.Changed(len(changes))
+	c.meter.Stale()
 }
 
 // isLoaded reports whether the cache is loaded, for a write deciding
@@ -252,5 +213,5 @@ func (c *textCache) apply(epoch int64, changes []textChange) {
 func (c *textCache) isLoaded() bool {
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return c.loaded
+	return c.c != nil
 }

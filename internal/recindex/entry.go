@@ -77,15 +77,7 @@ func (e *Entry[E, W]) Expired(now int64) bool { return e.HasExpires && now >= e.
 
 // MatchesRest reports whether e passes q's kinds, key and ids; the
 // identity filter is the caller's to decide, once per writer.
-func (e *Entry[E, W]) MatchesRest(q *driver.Query) bool {
-	if q.Key != "" && e.Key != q.Key {
-		return false
-	}
-	if len(q.Kinds) > 0 && !slices.Contains(q.Kinds, e.Kind) {
-		return false
-	}
-	return len(q.IDs) == 0 || slices.Contains(q.IDs, e.ID)
-}
+func (e *Entry[E, W]) MatchesRest(q *driver.Query) bool { return q.MatchesRest(e.ID, e.Kind, e.Key) }
 
 // Compare orders entries as List returns them: negative when e comes
 // before o (it is newer, or as new with a greater id), positive when it

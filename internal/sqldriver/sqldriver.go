@@ -1,7 +1,7 @@
 // Package sqldriver is the code the SQL drivers (backend/sqlite,
 // backend/postgres) share, written once and spelled for each engine by a
-// Dialect: record queries built from a driver.Query, record and lease
-// rows read, a compare-and-swap's stored version checked, work-queue
+// Dialect: record queries built from a driver.Query, record, lease and
+// text-cache rows read, a compare-and-swap's stored version checked, work-queue
 // claims renewed and settled, the vector dimension read, the schema
 // version kept, calls gated against Close, and native errors classified.
 //
@@ -57,6 +57,12 @@ type Queryer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// RowsQueryer runs queries that return rows: a Queryer, or a driver's set
+// of prepared statements.
+type RowsQueryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 // Collect reads every row with scan and closes rows. limit, when positive,

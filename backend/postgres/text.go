@@ -1,0 +1,99 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/agentmem/memory/backend/driver"
+)
+
+var _ driver.TextSearcher = (*Driver)(nil)
+
+// SearchText returns the k live records matching q whose content best
+// matches text; see driver.TextSearcher. It ranks with the library's
+// lexical engine over an in-memory copy of the store's analysed texts,
+// as every driver does, so rankings agree across drivers: the first text
+// search of a driver loads it, and every search first reads the records
+// that any process added, replaced or deleted since, from the change log
+// the schema's triggers keep (see textlog.go). The indexes of the writers
+// q's filter matches are searched, with kinds, key, ids and expiry
+// applied to each candidate inside the search; the k winners are then
+// read from the database. A winner deleted by another process in between
+// is left out.
+func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
+	if err := d.enter(ctx, driver.CheckSearchText(q, text, k)); err != nil {
+		return nil, err
+	}
+	defer d.gate.Leave()
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
+	c := &d.tc
+	if err := d.currentTexts(ctx); err != nil {
+		return nil, err
+	}
+	found, err := c.c.Search(q, text, k, now)
+	c.mu.RUnlock()
+	d.maintain()
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	return sq.FetchMatches(ctx, &d.prepared, selectColumns, q.Filter.Identity.Tenant, found)
+}
+
+// currentTexts returns with d.tc held shared and current: holding every
+// record as a snapshot taken during this call sees it.
+func (d *Driver) currentTexts(ctx context.Context) error {
+	c := &d.tc
+	c.mu.RLock()
+	var (
+		cu   catchUp
+		read bool   // cu was read, at gen
+		gen  uint64 // c.gen when cu was read
+	)
+	if c.c != nil {
+		from := c.snap.Load()
+		var err error
+		if cu, err = readChanges(ctx, &d.prepared, *from); err != nil {
+			c.mu.RUnlock()
+			return fail(ctx, err, "postgres: read the changed texts")
+		}
+		if !cu.pruned && len(cu.changes) == 0 {
+			c.advance(from, cu.snap)
+			return nil
+		}
+		read, gen = true, c.gen
+	}
+	c.mu.RUnlock()
+	c.mu.Lock()
+	err := d.refreshTexts(ctx, cu, read && c.gen == gen)
+	c.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	c.mu.RLock()
+	return nil
+}
+
+// refreshTexts brings d.tc current, held exclusively: with cu when valid
+// (read from the cache's snapshot, which no other search has moved on
+// since), with a catch-up read now otherwise, or with a load when the
+// cache is not loaded or the log was pruned past it.
+func (d *Driver) refreshTexts(ctx context.Context, cu catchUp, valid bool) error {
+	c := &d.tc
+	if c.c != nil && !valid {
+		var err error
+		if cu, err = readChanges(ctx, &d.prepared, *c.snap.Load()); err != nil {
+			return fail(ctx, err, "postgres: read the changed texts")
+		}
+	}
+	if c.c != nil && !cu.pruned {
+		c.apply(cu)
+		return nil
+	}
+	if err := c.load(ctx, d.db); err != nil {
+		return fail(ctx, err, "postgres: load texts")
+	}
+	d.log.Debug("postgres: loaded texts for search", "snapshot", *c.snap.Load(), "records", c.c.Len())
+	return nil
+}

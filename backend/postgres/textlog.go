@@ -1,0 +1,183 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
+)
+
+// How text search's caches stay current.
+//
+// PostgreSQL gives no order of commits a reader can resume from: a
+// sequence number or transaction id is taken before its transaction
+// commits, so a change may become visible after changes with larger
+// numbers were read. The cache therefore remembers not a number but the
+// snapshot it is current at (pg_snapshot: every transaction below its
+// xmin has finished, none from its xmax on has, and of those between,
+// the ones it lists were still running). Triggers (schema version 5)
+// log the tenant and id of every record each statement inserts, updates
+// or deletes in memory_text_changes, with the top-level transaction's id
+// (pg_current_xact_id), in the same transaction, so a change row becomes
+// visible exactly when the change does.
+//
+// A cache at snapshot S holds exactly the records visible in S. The
+// records visible in a later snapshot T differ only by the changes of
+// the transactions visible in T and not in S, and every such transaction
+// has an id of at least xmin(S) (below xmin(S) every transaction had
+// finished when S was taken, so it is visible in S or aborted and
+// invisible everywhere). One statement (catchUpSQL), which sees one
+// snapshot T and returns it, reads the keys of those changes — log rows
+// with xid >= xmin(S) that are not visible in S — joined with the
+// records stored under them as T sees them: a record present is put in
+// the cache, replacing what it held, and a key without one is removed.
+// Reading each changed key's state at T, rather than replaying changes,
+// needs no order among them: the cache is then at T whatever order the
+// transactions committed in. A transaction still running at T is
+// invisible in T, so it is read by the next catch-up from T, which lists
+// it as running. Applying a key twice is harmless, so a catch-up that
+// meets changes the cache already holds costs time, never correctness.
+//
+// The log is pruned (prune) of the changes of transactions that finished
+// long enough ago (textLogRetention), and memory_settings' text_log_floor
+// records the largest transaction id pruned: a cache at S may have lost
+// changes it needed exactly when floor >= xmin(S), and then loads every
+// record again. A TRUNCATE of memory_records (which no driver call makes)
+// moves the floor to its own transaction's id, past every cache current
+// before it.
+
+// settingTextLogFloor names the memory_settings row holding the largest
+// transaction id (xid8, as text) whose changes were pruned from the log.
+const settingTextLogFloor = "text_log_floor"
+
+// textCache holds every stored record's content, analysed for text search
+// (textcache.Cache), with the snapshot it is current at. It is loaded
+// from the database on the first text search, caught up with the changes
+// of every process from the log before every search, and loaded again
+// when the log was pruned past it.
+type textCache struct {
+	mu    sync.RWMutex
+	c     *textcache.Cache // nil until loaded
+	gen   uint64           // counts changes of c's content, under mu
+	loads int              // how many times the cache was loaded, for tests
+	// snap is the pg_snapshot c is current at, as text. It changes under
+	// mu held exclusively with the content, and under mu held shared
+	// when a catch-up found nothing to change (advance).
+	snap atomic.Pointer[string]
+}
+
+// textColumnsOf are sqldriver.TextColumns of the records r, which may be
+// NULL (a removed key): every column but expires is made non-NULL.
+const textColumnsOf = `coalesce(r.id, ''), coalesce(r.kind, ''), coalesce(r.tenant_id, ''), coalesce(r.user_id, ''),
+	coalesce(r.agent_id, ''), coalesce(r.instance_id, ''), coalesce(r.squad_id, ''), coalesce(r.session_id, ''),
+	coalesce(r.created, 0), r.expires, coalesce(r.rkey, ''), coalesce(r.content, '')`
+
+// catchUpSQL reads, in one statement and so from one snapshot T, T
+// itself, whether the log was pruned past the snapshot $1, and unless it
+// was, the keys of the changes T sees that $1 does not, each with the
+// record stored under it in T (present, then textColumnsOf). It returns
+// one row with NULL keys when there is no change.
+const catchUpSQL = `SELECT s.snap::text, s.pruned, c.tenant_id, c.id, r.id IS NOT NULL, ` + textColumnsOf + `
+FROM (SELECT pg_current_snapshot() AS snap,
+		coalesce((SELECT value::xid8 FROM memory_settings WHERE name = '` + settingTextLogFloor + `') >= pg_snapshot_xmin($1::pg_snapshot), false) AS pruned) s
+	LEFT JOIN (SELECT DISTINCT tenant_id, id FROM memory_text_changes
+		WHERE xid >= pg_snapshot_xmin($1::pg_snapshot) AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) c ON NOT s.pruned
+	LEFT JOIN memory_records r ON r.tenant_id = c.tenant_id AND r.id = c.id`
+
+// catchUp is what catchUpSQL read.
+type catchUp struct {
+	snap    string // the snapshot T the statement saw
+	pruned  bool   // the log no longer holds every change since the cache's snapshot
+	changes []textcache.Change
+}
+
+// readChanges runs catchUpSQL for a cache at snapshot since.
+func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp, error) {
+	var cu catchUp
+	rows, err := db.QueryContext(ctx, catchUpSQL, since)
+	if err != nil {
+		return cu, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			tenant, id sql.NullString
+			present    bool
+		)
+		w, row, content, err := sqldriver.ScanText(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
+		if err != nil {
+			return cu, err
+		}
+		if !id.Valid {
+			continue // the one row of no change
+		}
+		key := textcache.Key{Tenant: tenant.String, ID: id.String}
+		if !present {
+			cu.changes = append(cu.changes, textcache.Change{Key: key, Removed: true})
+			continue
+		}
+		cu.changes = append(cu.changes, textcache.Change{Key: key, Writer: w, Row: row, Content: content})
+	}
+	return cu, rows.Err()
+}
+
+// load reads every stored record into the cache, with the snapshot they
+// are current at, in one repeatable-read transaction. The caller holds mu
+// for writing.
+func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
+	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	// The first statement takes the transaction's snapshot.
+	var snap string
+	if err := tx.QueryRowContext(ctx, `SELECT pg_current_snapshot()::text`).Scan(&snap); err != nil {
+		return err
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	fresh := textcache.New()
+	for rows.Next() {
+		w, row, content, err := sqldriver.ScanText(rows)
+		if err != nil {
+			return err
+		}
+		fresh.Put(w, row, content)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	c.c = fresh
+	c.snap.Store(&snap)
+	c.gen++
+	c.loads++
+	return nil
+}
+
+// apply brings the cache to the snapshot cu read, with its changes. The
+// caller holds mu for writing, and cu was read from the cache's current
+// snapshot.
+func (c *textCache) apply(cu catchUp) {
+	for _, ch := range cu.changes {
+		c.c.Apply(ch)
+	}
+	c.snap.Store(&cu.snap)
+	c.gen++
+}
+
+// advance moves the snapshot of a cache whose catch-up from from found no
+// change to to: its content is that of to as well. The caller holds mu
+// shared; of two catch-ups racing, the one that read the current snapshot
+// wins.
+func (c *textCache) advance(from *string, to string) {
+	c.snap.CompareAndSwap(from, &to)
+}

@@ -1,0 +1,243 @@
+package lexical
+
+import (
+	"encoding/binary"
+	"math"
+	"slices"
+
+	"github.com/agentmem/memory"
+)
+
+// An Index's encoding, as Encode writes it and DecodeIndex reads it: the
+// magic "LXI", a format byte, then unsigned varints:
+//
+//	docs                 the live documents, numbered 0 to docs-1
+//	length × docs        each document's length in terms
+//	terms                the distinct terms
+//	postings             how many (term, document) pairs, in all
+//	per term, in byte order:
+//	  len, bytes         the term
+//	  n                  how many documents hold it, 1 to docs
+//	  (gap, tf) × n      the documents by increasing number (the first
+//	                     gap is its number, every later one the distance
+//	                     from the previous number less one) and how
+//	                     often each holds the term
+//
+// The encoding holds no references: Encode returns them in document
+// order, and DecodeIndex takes them back in that order.
+const (
+	indexMagic  = "LXI"
+	indexFormat = 1
+	// maxTermBytes bounds a decoded term: a word of MaxWordBytes bytes
+	// folds to at most three times as many (a rune grows from 2 to at
+	// most 3 bytes under folding, ASCII not at all), and a stem is
+	// shorter than its word.
+	maxTermBytes = 3 * MaxWordBytes
+)
+
+// Encode appends x's encoding to dst and returns it, with the references
+// of its live documents in the order the encoding numbers them (the
+// order they were added in). Removed documents are left out. Terms are
+// written in byte order, so equal indexes encode alike. It only reads x.
+func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
+	newID := make([]int32, len(x.refs))
+	refs := make([]R, 0, len(x.ids))
+	dst = append(dst, indexMagic...)
+	dst = append(dst, indexFormat)
+	dst = binary.AppendUvarint(dst, uint64(len(x.ids)))
+	for id, l := range x.lens {
+		if l < 0 {
+			newID[id] = -1
+			continue
+		}
+		newID[id] = int32(len(refs))
+		refs = append(refs, x.refs[id])
+		dst = binary.AppendUvarint(dst, uint64(l))
+	}
+	terms := make([]string, 0, len(x.postings))
+	for t, p := range x.postings {
+		if x.df(p) > 0 {
+			terms = append(terms, t)
+		}
+	}
+	slices.Sort(terms)
+	dst = binary.AppendUvarint(dst, uint64(len(terms)))
+	total := 0
+	for _, t := range terms {
+		total += x.df(x.postings[t])
+	}
+	dst = binary.AppendUvarint(dst, uint64(total))
+	for _, t := range terms {
+		p := x.postings[t]
+		dst = binary.AppendUvarint(dst, uint64(len(t)))
+		dst = append(dst, t...)
+		dst = binary.AppendUvarint(dst, uint64(x.df(p)))
+		prev := int32(-1)
+		for _, e := range p.list {
+			id := newID[e.id]
+			if id < 0 {
+				continue
+			}
+			dst = binary.AppendUvarint(dst, uint64(id-prev-1))
+			dst = binary.AppendUvarint(dst, uint64(e.tf))
+			prev = id
+		}
+	}
+	return dst, refs
+}
+
+// DecodeIndex returns the Index data encodes (Encode), with refs[i] as
+// the reference of its document i; the Index keeps refs as its own. The
+// terms are taken as they were analysed when the index was encoded: a
+// caller that keeps encodings must tag them with AnalyzerVersion and
+// decode only those of the current version. It refuses, with
+// memory.ErrInvalidArgument, data that Encode could not have written:
+// another magic or format, a count beyond what the remaining bytes can
+// hold, a document number out of order or range, a term empty, longer
+// than any term or out of byte order (so repeated), a document whose term counts do not add up to
+// its length, bytes left over, or refs not one distinct reference per
+// document. Whatever the input, it allocates memory in proportion to
+// len(data) and len(refs), and never panics.
+func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
+	d := decoder{b: data}
+	if len(data) < len(indexMagic)+1 || string(data[:len(indexMagic)]) != indexMagic {
+		return nil, d.fail("not an encoded index")
+	}
+	if data[len(indexMagic)] != indexFormat {
+		return nil, d.fail("index format %d, this code reads %d", data[len(indexMagic)], indexFormat)
+	}
+	d.b = data[len(indexMagic)+1:]
+	docs, err := d.count(1, "documents")
+	if err != nil {
+		return nil, err
+	}
+	if docs != len(refs) {
+		return nil, d.fail("%d documents, but %d references", docs, len(refs))
+	}
+	x := &Index[R]{ids: make(map[R]int32, docs), refs: refs, lens: make([]int32, docs),
+		postings: map[string]*postings{}, counts: map[string]int{}}
+	for id := range docs {
+		l, err := d.uvarint("a document length")
+		if err != nil {
+			return nil, err
+		}
+		if l > math.MaxInt32 {
+			return nil, d.fail("document %d has length %d", id, l)
+		}
+		x.lens[id] = int32(l)
+		x.length += int(l)
+		x.ids[refs[id]] = int32(id)
+		if len(x.ids) != id+1 {
+			return nil, d.fail("a reference is given for two documents")
+		}
+	}
+	// A term takes at least 4 bytes: its length, a byte, a count and one
+	// posting of 2 bytes at the least, so 5.
+	terms, err := d.count(5, "terms")
+	if err != nil {
+		return nil, err
+	}
+	// Every posting takes at least 2 bytes. They share one array, each
+	// term's list capped at its end, so that a later Add reallocates it
+	// rather than overwrite the next term's.
+	total, err := d.count(2, "postings")
+	if err != nil {
+		return nil, err
+	}
+	all := make([]posting, total)
+	lists := make([]postings, terms)
+	x.postings = make(map[string]*postings, terms)
+	sums := make([]int64, docs) // each document's term counts, added up
+	last := ""                  // the previous term
+	for ti := range terms {
+		n, err := d.count(1, "term bytes")
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 || n > maxTermBytes {
+			return nil, d.fail("a term of %d bytes", n)
+		}
+		t := string(d.b[:n])
+		d.b = d.b[n:]
+		if t <= last && len(x.postings) > 0 {
+			return nil, d.fail("term %q after %q: terms out of order", t, last)
+		}
+		last = t
+		df, err := d.count(2, "postings")
+		if err != nil {
+			return nil, err
+		}
+		if df == 0 || df > docs || df > len(all) {
+			return nil, d.fail("term %q is held by %d of %d documents, beyond the postings counted", t, df, docs)
+		}
+		p := &lists[ti]
+		p.list, all = all[:df:df], all[df:]
+		id := int64(-1)
+		for i := range p.list {
+			gap, err := d.uvarint("a posting")
+			if err != nil {
+				return nil, err
+			}
+			tf, err := d.uvarint("a term frequency")
+			if err != nil {
+				return nil, err
+			}
+			if gap >= uint64(docs) || id+1+int64(gap) >= int64(docs) {
+				return nil, d.fail("term %q lists a document beyond the %d", t, docs)
+			}
+			id += 1 + int64(gap)
+			if tf == 0 || tf > uint64(x.lens[id]) {
+				return nil, d.fail("term %q occurs %d times in document %d of length %d", t, tf, id, x.lens[id])
+			}
+			sums[id] += int64(tf)
+			p.list[i] = posting{id: int32(id), tf: int32(tf)}
+			p.total += int(tf)
+		}
+		x.postings[t] = p
+	}
+	if len(all) != 0 {
+		return nil, d.fail("%d postings fewer than counted", len(all))
+	}
+	if len(d.b) != 0 {
+		return nil, d.fail("%d bytes after the index", len(d.b))
+	}
+	for id, s := range sums {
+		if s != int64(x.lens[id]) {
+			return nil, d.fail("document %d has length %d, but its terms occur %d times", id, x.lens[id], s)
+		}
+	}
+	return x, nil
+}
+
+// decoder reads unsigned varints off b, refusing what runs past its end.
+type decoder struct{ b []byte }
+
+func (d *decoder) fail(format string, args ...any) error {
+	return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
+}
+
+// uvarint reads one unsigned varint, named what in errors.
+func (d *decoder) uvarint(what string) (uint64, error) {
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 || n > 1 && d.b[n-1] == 0 {
+		// Not a varint, or a longer one than its value needs (which
+		// Encode never writes, so an encoding reads one way only).
+		return 0, d.fail("%s is cut short or malformed", what)
+	}
+	d.b = d.b[n:]
+	return v, nil
+}
+
+// count reads a count of items that take at least size bytes each, and
+// refuses one the remaining bytes cannot hold: what is allocated for the
+// items is then bounded by the input's length.
+func (d *decoder) count(size int, what string) (int, error) {
+	v, err := d.uvarint(what)
+	if err != nil {
+		return 0, err
+	}
+	if v > uint64(len(d.b)/size) {
+		return 0, d.fail("%d %s in %d bytes", v, what, len(d.b))
+	}
+	return int(v), nil
+}

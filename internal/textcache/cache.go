@@ -1,0 +1,126 @@
+package textcache
+
+import (
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+// Key is what record ids are unique under: a tenant and an id.
+type Key struct{ Tenant, ID string }
+
+// Row is what a text search needs of a record besides its text and its
+// writer: what the query's kinds, key, ids and expiry test, and List
+// order for ties. The cache keeps each writer's identity once, for all
+// the writer's rows.
+type Row struct {
+	ID      string
+	Kind    memory.Kind
+	Key     string
+	Created int64 // unix nanoseconds
+	Expires int64 // unix nanoseconds; 0: never
+	g       *group
+}
+
+// group is one writer's records: its identity and its texts' index.
+type group struct {
+	id memory.Identity
+	x  *lexical.Index[*Row]
+}
+
+// RowOf returns the Row of rec, which the caller has validated.
+func RowOf(rec memory.Record) *Row {
+	row := &Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano()}
+	if !rec.Expires.IsZero() {
+		row.Expires = rec.Expires.UnixNano()
+	}
+	return row
+}
+
+// Change is one record a committed write stored or removed.
+type Change struct {
+	Key     Key
+	Removed bool
+	Writer  memory.Identity // of a stored record
+	Row     *Row            // of a stored record
+	Content string          // of a stored record
+}
+
+// ChangesOf returns the changes of storing recs, in order (a later
+// occurrence of an id replaces an earlier one).
+func ChangesOf(recs []memory.Record) []Change {
+	out := make([]Change, len(recs))
+	for i, r := range recs {
+		out[i] = Change{Key: Key{r.Identity.Tenant, r.ID}, Writer: r.Identity, Row: RowOf(r), Content: r.Content}
+	}
+	return out
+}
+
+// Cache holds records' analysed texts in one lexical.Index per writer
+// identity. The zero Cache is not ready; New is.
+type Cache struct {
+	groups map[memory.Identity]*group
+	byKey  map[Key]*Row
+	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
+}
+
+// New returns an empty Cache.
+func New() *Cache {
+	return &Cache{groups: map[memory.Identity]*group{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}}
+}
+
+// Len returns how many records the cache holds. A record without content
+// is not held: it can match no search.
+func (c *Cache) Len() int { return len(c.byKey) }
+
+// Has reports whether the cache holds the record stored under k.
+func (c *Cache) Has(k Key) bool { return c.byKey[k] != nil }
+
+// Put adds row, of a record written by w, with its content, replacing
+// the record held under the same key (whatever its writer). A record
+// without content is only removed. The cache keeps row, which must not
+// be put again. Its cost is linear in len(content).
+func (c *Cache) Put(w memory.Identity, row *Row, content string) {
+	k := Key{w.Tenant, row.ID}
+	c.Remove(k)
+	if content == "" {
+		return
+	}
+	g := c.groups[w]
+	if g == nil {
+		g = &group{id: w, x: lexical.NewIndex[*Row]()}
+		c.groups[w] = g
+	}
+	if kind, ok := c.kinds[row.Kind]; ok {
+		row.Kind = kind
+	} else {
+		c.kinds[row.Kind] = row.Kind
+	}
+	row.g = g
+	g.x.Add(row, content)
+	c.byKey[k] = row
+}
+
+// Remove drops the record held under k, and reports whether there was one.
+func (c *Cache) Remove(k Key) bool {
+	old := c.byKey[k]
+	if old == nil {
+		return false
+	}
+	g := old.g
+	g.x.Remove(old)
+	if g.x.Len() == 0 {
+		delete(c.groups, g.id)
+	}
+	delete(c.byKey, k)
+	return true
+}
+
+// Apply makes ch: it removes the record of a removal and puts that of a
+// stored record.
+func (c *Cache) Apply(ch Change) {
+	if ch.Removed {
+		c.Remove(ch.Key)
+		return
+	}
+	c.Put(ch.Writer, ch.Row, ch.Content)
+}

@@ -1,0 +1,142 @@
+package textcache
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
+)
+
+// stored is a record as the test's reference holds it.
+type stored struct {
+	writer  memory.Identity
+	row     *Row
+	content string
+}
+
+var words = strings.Fields("parcel parcels late delivery order refund tea green coffee the a is of again ship courier paris café 2024")
+
+func randomText(rnd *rand.Rand) string {
+	n := 1 + rnd.IntN(12)
+	ws := make([]string, n)
+	for i := range ws {
+		ws[i] = words[rnd.IntN(len(words))]
+	}
+	return strings.Join(ws, " ")
+}
+
+// TestSearchMatchesReference puts, replaces and removes random records of
+// several writers and checks every search against lexical.Rank over the
+// records the filter matches: the same ids, order and scores.
+func TestSearchMatchesReference(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(1, 2))
+	writers := []memory.Identity{
+		{Tenant: "a", User: "u0", Session: "s0"}, {Tenant: "a", User: "u0", Session: "s1"},
+		{Tenant: "a", User: "u1", Session: "s0"}, {Tenant: "b", User: "u0", Session: "s0"},
+	}
+	c := New()
+	ref := map[Key]stored{}
+	for step := range 3000 {
+		id := fmt.Sprintf("r%03d", rnd.IntN(300))
+		w := writers[rnd.IntN(len(writers))]
+		k := Key{w.Tenant, id}
+		switch {
+		case rnd.IntN(5) == 0:
+			if got, want := c.Remove(k), ref[k].row != nil; got != want {
+				t.Fatalf("step %d: Remove(%v) = %v, want %v", step, k, got, want)
+			}
+			delete(ref, k)
+		default:
+			row := &Row{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
+				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50))}
+			if rnd.IntN(6) == 0 {
+				row.Expires = int64(1 + rnd.IntN(100))
+			}
+			content := randomText(rnd)
+			if rnd.IntN(20) == 0 {
+				content = ""
+			}
+			c.Apply(Change{Key: k, Writer: w, Row: row, Content: content})
+			if content == "" {
+				delete(ref, k)
+			} else {
+				ref[k] = stored{w, row, content}
+			}
+		}
+		if c.Len() != len(ref) {
+			t.Fatalf("step %d: Len = %d, want %d", step, c.Len(), len(ref))
+		}
+		if step%50 != 0 {
+			continue
+		}
+		for _, q := range []driver.Query{
+			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}},
+			{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: memory.Identity{Tenant: "a", User: "u0"}}, Kinds: []memory.Kind{memory.KindFact}},
+			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "b"}}, Key: "k1"},
+			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, IDs: []string{"r001", "r002", "r100"}},
+		} {
+			text, k, now := randomText(rnd), 1+rnd.IntN(20), int64(rnd.IntN(100))
+			found, err := c.Search(q, text, k, now)
+			ids, scores := idsAndScores(found)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var docs []lexical.Doc[*Row]
+			for _, s := range ref {
+				if q.Filter.Matches(s.writer) {
+					docs = append(docs, lexical.Doc[*Row]{Ref: s.row, Text: s.content})
+				}
+			}
+			keep := func(r *Row) bool { return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) }
+			want, err := lexical.Rank(text, docs, lexical.DefaultParams(), k, lexical.ByScore(func(a, b *Row) bool {
+				if a.Created != b.Created {
+					return a.Created > b.Created
+				}
+				return a.ID > b.ID
+			}), keep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ids) != len(want) {
+				t.Fatalf("step %d, %q: %d hits %v, want %d", step, text, len(ids), ids, len(want))
+			}
+			for i, h := range want {
+				if ids[i] != h.Ref.ID || math.Abs(scores[i]-h.Score) > 1e-9 {
+					t.Fatalf("step %d, %q: hit %d is %s (%v), want %s (%v)", step, text, i, ids[i], scores[i], h.Ref.ID, h.Score)
+				}
+			}
+		}
+	}
+}
+
+// TestPutMovesAcrossWriters checks that a record put again under another
+// writer of its tenant leaves the first writer's index.
+func TestPutMovesAcrossWriters(t *testing.T) {
+	c := New()
+	a := memory.Identity{Tenant: "t", User: "a"}
+	b := memory.Identity{Tenant: "t", User: "b"}
+	c.Put(a, &Row{ID: "x"}, "parcel")
+	c.Put(b, &Row{ID: "x"}, "parcel")
+	qa := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: a}}
+	if found, _ := c.Search(qa, "parcel", 5, 0); len(found) != 0 {
+		t.Errorf("writer a's search found %v after x moved to writer b", found)
+	}
+	if c.Len() != 1 || len(c.groups) != 1 {
+		t.Errorf("Len %d, %d writer groups; want 1 and 1", c.Len(), len(c.groups))
+	}
+}
+
+// idsAndScores returns the ids and scores of matches.
+func idsAndScores(ms []driver.Match) ([]string, []float64) {
+	ids := make([]string, len(ms))
+	scores := make([]float64, len(ms))
+	for i, m := range ms {
+		ids[i], scores[i] = m.Record.ID, m.Score
+	}
+	return ids, scores
+}
