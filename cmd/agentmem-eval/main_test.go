@@ -77,7 +77,7 @@ func TestRunUsage(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"-mode", "hybrid", "-data", path}, 2, `unknown mode "hybrid"; the modes are lexical`},
+		{[]string{"-mode", "hybrid", "-data", path}, 2, `unknown mode "hybrid"; the modes are hybrid-hash, lexical, text`},
 		{[]string{"-driver", "postgres", "-data", path}, 2, `unknown driver "postgres"; the drivers are fs, inmem, sqlite`},
 		{[]string{"-data", path, "extra"}, 2, `unexpected arguments ["extra"]`},
 		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
