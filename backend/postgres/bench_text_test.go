@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
+	"github.com/agentmem/memory/internal/proctest"
 )
 
 // textSets are the text benchmarks' data sets, one database each in the
@@ -52,16 +54,42 @@ var textBench = backendtest.TextBenchConfig{
 		if _, err := d.SearchText(ctx, q, "warm", 1); err != nil {
 			b.Fatal(err)
 		}
+		// The snapshot the first search would store in the background is
+		// stored now, for the first searches of new drivers to start from.
+		if err := d.StoreTextSnapshotForTest(ctx); err != nil {
+			b.Fatal(err)
+		}
 		b.Logf("%s: writing took %s, loading it for search %s", name, filled, time.Since(start))
 		textSets.d[name], textSets.dsn[d] = d, dsn
 		return d
 	},
-	Reopen: func(b *testing.B, d driver.Driver) driver.Driver {
-		textSets.mu.Lock()
-		dsn := textSets.dsn[d]
-		textSets.mu.Unlock()
-		return openBench(b, dsn)
+	Reopen: func(b *testing.B, d driver.Driver) driver.Driver { return openBench(b, textSetDSN(d)) },
+	NewProcess: func(b *testing.B, d driver.Driver) (string, []string) {
+		return "TestFirstSearchTextChild", []string{firstSearchEnv + "=" + textSetDSN(d)}
 	},
+}
+
+// textSetDSN returns the DSN of the data set d was opened on.
+func textSetDSN(d driver.Driver) string {
+	textSets.mu.Lock()
+	defer textSets.mu.Unlock()
+	return textSets.dsn[d]
+}
+
+// firstSearchEnv names the database TestFirstSearchTextChild opens.
+const firstSearchEnv = "AGENTMEM_POSTGRES_FIRST_SEARCH_DSN"
+
+// TestFirstSearchTextChild is the child process of
+// BenchmarkFirstSearchTextNewProcess: it opens the database firstSearchEnv
+// names and makes its first text search. Run directly, it skips.
+func TestFirstSearchTextChild(t *testing.T) {
+	proctest.Child(t)
+	d, err := postgres.Open(os.Getenv(firstSearchEnv), postgres.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	backendtest.FirstSearchTextChild(t, d)
 }
 
 func BenchmarkSearchText100k(b *testing.B) { backendtest.BenchmarkSearchText100k(b, textBench) }
@@ -69,3 +97,6 @@ func BenchmarkSearchTextOneScopeOf1000(b *testing.B) {
 	backendtest.BenchmarkSearchTextOneScopeOf1000(b, textBench)
 }
 func BenchmarkFirstSearchText(b *testing.B) { backendtest.BenchmarkFirstSearchText(b, textBench) }
+func BenchmarkFirstSearchTextNewProcess(b *testing.B) {
+	backendtest.BenchmarkFirstSearchTextNewProcess(b, textBench)
+}

@@ -155,6 +155,9 @@ type Driver struct {
 	tc       textCache    // the texts, for SearchText
 	prune    textPruner   // prunes the text change log
 	prepared preparedSet  // text search's statements, prepared
+	// chores runs background work: pruning the text change log, writing
+	// the text cache's snapshot.
+	chores sqldriver.Chores
 }
 
 var (
@@ -214,6 +217,7 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	}
 	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
 	d.prune.init()
+	d.tc.meter.MaxAge = textLogRetention / 2
 	d.prepared.db = db
 	if d.efSearch == 0 {
 		d.efSearch = DefaultEfSearch
@@ -222,7 +226,6 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	if err := d.setup(context.Background()); err != nil {
-		d.prune.stopPruning()
 		if own {
 			_ = db.Close()
 		}
@@ -246,7 +249,7 @@ func (d *Driver) enter(ctx context.Context, invalid error) error {
 // memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
 	return d.gate.Close(func() error {
-		d.prune.stopPruning()
+		d.chores.Stop()
 		d.prepared.close()
 		if !d.own {
 			return nil

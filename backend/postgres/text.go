@@ -35,6 +35,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	ids, scores, err := c.c.Search(q, text, k, now)
 	c.mu.RUnlock()
 	d.maintain()
+	d.maybeSnapshot()
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -91,9 +92,25 @@ func (d *Driver) refreshTexts(ctx context.Context, cu catchUp, valid bool) error
 		c.apply(cu)
 		return nil
 	}
-	if err := c.load(ctx, d.db); err != nil {
-		return fail(ctx, err, "postgres: load texts")
+	// Load from the stored snapshot and catch up from it, unless the log
+	// has been pruned past it; then read every record.
+	fromSnapshot := true
+	for {
+		stored, err := c.load(ctx, d.db, fromSnapshot, d.log)
+		if err != nil {
+			return fail(ctx, err, "postgres: load texts")
+		}
+		d.log.Debug("postgres: loaded texts for search", "snapshot", *c.snap.Load(), "records", c.c.Len(), "stored", stored)
+		if !stored {
+			return nil
+		}
+		if cu, err = readChanges(ctx, &d.prepared, *c.snap.Load()); err != nil {
+			return fail(ctx, err, "postgres: read the changed texts")
+		}
+		if !cu.pruned {
+			c.apply(cu)
+			return nil
+		}
+		fromSnapshot = false
 	}
-	d.log.Debug("postgres: loaded texts for search", "snapshot", *c.snap.Load(), "records", c.c.Len())
-	return nil
 }

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -64,7 +65,9 @@ type textCache struct {
 	mu    sync.RWMutex
 	c     *textcache.Cache // nil until loaded
 	gen   uint64           // counts changes of c's content, under mu
+	meter textcache.Meter  // how far c is from the stored snapshot; see textsnapshot.go
 	loads int              // how many times the cache was loaded, for tests
+	snaps int              // how many of those loads read a snapshot, for tests
 	// snap is the pg_snapshot c is current at, as text. It changes under
 	// mu held exclusively with the content, and under mu held shared
 	// when a catch-up found nothing to change (advance).
@@ -127,40 +130,56 @@ func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (c
 }
 
 // load reads every stored record into the cache, with the snapshot they
-// are current at, in one repeatable-read transaction. The caller holds mu
-// for writing.
-func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
+// are current at, in one repeatable-read transaction; or, with
+// fromSnapshot, the stored text snapshot, when there is one to read (see
+// readSnapshot), and reports whether it did. The caller holds mu for
+// writing.
+func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, log *slog.Logger) (bool, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	// The first statement takes the transaction's snapshot.
 	var snap string
 	if err := tx.QueryRowContext(ctx, `SELECT pg_current_snapshot()::text`).Scan(&snap); err != nil {
-		return err
+		return false, err
+	}
+	if fromSnapshot {
+		if stored, at, tag := readSnapshot(ctx, tx, log); stored != nil {
+			c.set(stored, tag)
+			c.meter.Loaded(at, 0)
+			c.snaps++
+			return true, nil
+		}
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records`)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rows.Close()
 	fresh := textcache.New()
 	for rows.Next() {
 		w, row, content, err := sqldriver.ScanText(rows)
 		if err != nil {
-			return err
+			return false, err
 		}
 		fresh.Put(w, row, content)
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return false, err
 	}
+	c.set(fresh, snap)
+	c.meter.Unstored()
+	return false, nil
+}
+
+// set makes fresh, current at the snapshot snap, the cache's content.
+func (c *textCache) set(fresh *textcache.Cache, snap string) {
 	c.c = fresh
 	c.snap.Store(&snap)
 	c.gen++
 	c.loads++
-	return nil
 }
 
 // apply brings the cache to the snapshot cu read, with its changes. The
@@ -172,6 +191,7 @@ func (c *textCache) apply(cu catchUp) {
 	}
 	c.snap.Store(&cu.snap)
 	c.gen++
+	c.meter.Changed(len(cu.changes))
 }
 
 // advance moves the snapshot of a cache whose catch-up from from found no
