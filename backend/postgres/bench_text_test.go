@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
-	"github.com/agentmem/memory/internal/proctest"
 )
 
 // textSets are the text benchmarks' data sets, one database each in the
@@ -63,10 +61,8 @@ var textBench = backendtest.TextBenchConfig{
 		textSets.d[name], textSets.dsn[d] = d, dsn
 		return d
 	},
-	Reopen: func(b *testing.B, d driver.Driver) driver.Driver { return openBench(b, textSetDSN(d)) },
-	NewProcess: func(b *testing.B, d driver.Driver) (string, []string) {
-		return "TestFirstSearchTextChild", []string{firstSearchEnv + "=" + textSetDSN(d)}
-	},
+	Reopen:     func(b *testing.B, d driver.Driver) driver.Driver { return openBench(b, textSetDSN(d)) },
+	NewProcess: func(b *testing.B, d driver.Driver) (string, string) { return "TestFirstSearchTextChild", textSetDSN(d) },
 }
 
 // textSetDSN returns the DSN of the data set d was opened on.
@@ -76,20 +72,12 @@ func textSetDSN(d driver.Driver) string {
 	return textSets.dsn[d]
 }
 
-// firstSearchEnv names the database TestFirstSearchTextChild opens.
-const firstSearchEnv = "AGENTMEM_POSTGRES_FIRST_SEARCH_DSN"
-
 // TestFirstSearchTextChild is the child process of
-// BenchmarkFirstSearchTextNewProcess: it opens the database firstSearchEnv
-// names and makes its first text search. Run directly, it skips.
+// BenchmarkFirstSearchTextNewProcess; run directly, it skips.
 func TestFirstSearchTextChild(t *testing.T) {
-	proctest.Child(t)
-	d, err := postgres.Open(os.Getenv(firstSearchEnv), postgres.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	backendtest.FirstSearchTextChild(t, d)
+	backendtest.FirstSearchTextChild(t, func(dsn string) (driver.Driver, error) {
+		return postgres.Open(dsn, postgres.Options{})
+	})
 }
 
 func BenchmarkSearchText100k(b *testing.B) { backendtest.BenchmarkSearchText100k(b, textBench) }

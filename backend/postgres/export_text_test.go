@@ -7,9 +7,9 @@ import (
 
 // TextLoadsForTest returns how many times the text cache was loaded.
 func (d *Driver) TextLoadsForTest() int {
-	d.tc.mu.RLock()
-	defer d.tc.mu.RUnlock()
-	return d.tc.loads
+	d.tc.Mu.RLock()
+	defer d.tc.Mu.RUnlock()
+	return d.tc.Loads
 }
 
 // PruneTextLogForTest prunes the text change log now of the changes of
@@ -33,9 +33,9 @@ func (d *Driver) SetTextLogPruningForTest(every, retained time.Duration) {
 // TextSnapshotLoadsForTest returns how many of the text cache's loads
 // started from a stored snapshot.
 func (d *Driver) TextSnapshotLoadsForTest() int {
-	d.tc.mu.RLock()
-	defer d.tc.mu.RUnlock()
-	return d.tc.snaps
+	d.tc.Mu.RLock()
+	defer d.tc.Mu.RUnlock()
+	return d.tc.Snaps
 }
 
 // StoreTextSnapshotForTest stores a snapshot of the text cache now.

@@ -149,12 +149,13 @@ type Driver struct {
 	log   *slog.Logger
 
 	gate     sqldriver.Gate
-	dims     atomic.Int64 // the store's vector dimension once read; 0 before
-	search   searchState  // how Search runs; see search.go
-	efSearch int          // Options.EfSearch, or its default
-	tc       textCache    // the texts, for SearchText
-	prune    textPruner   // prunes the text change log
-	prepared preparedSet  // text search's statements, prepared
+	dims     atomic.Int64         // the store's vector dimension once read; 0 before
+	search   searchState          // how Search runs; see search.go
+	efSearch int                  // Options.EfSearch, or its default
+	tc       textCache            // the texts, for SearchText
+	ts       sqldriver.TextSearch // how SearchText runs
+	prune    textPruner           // prunes the text change log
+	prepared preparedSet          // text search's statements, prepared
 	// chores runs background work: pruning the text change log, writing
 	// the text cache's snapshot.
 	chores sqldriver.Chores
@@ -217,7 +218,9 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	}
 	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
 	d.prune.init()
-	d.tc.meter.MaxAge = textLogRetention / 2
+	d.tc.Meter.MaxAge = textLogRetention / 2
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
+		After: func() { d.maintain(); d.maybeSnapshot() }, DB: &d.prepared, Columns: selectColumns}
 	d.prepared.db = db
 	if d.efSearch == 0 {
 		d.efSearch = DefaultEfSearch

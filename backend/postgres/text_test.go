@@ -43,6 +43,18 @@ func textRec(id, text string, sec int) memory.Record {
 	return memory.Record{ID: id, Kind: memory.KindFact, Identity: textWho, Content: text, Created: textT0.Add(time.Duration(sec) * time.Second)}
 }
 
+// textWords are the words of the random texts of the text tests.
+var textWords = strings.Fields("parcel late delivery refund tea green coffee invoice courier warehouse order ship")
+
+// randomText returns 1 to 8 textWords.
+func randomText(rnd *rand.Rand) string {
+	ws := make([]string, 1+rnd.IntN(8))
+	for i := range ws {
+		ws[i] = textWords[rnd.IntN(len(textWords))]
+	}
+	return strings.Join(ws, " ")
+}
+
 // openOn opens another driver on dsn, closed when t ends.
 func openOn(t *testing.T, dsn string) *postgres.Driver {
 	t.Helper()
@@ -155,15 +167,7 @@ func TestTextConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	searcher, dsn := openFresh(t, postgres.Options{})
 	writers := []*postgres.Driver{openOn(t, dsn), openOn(t, dsn)}
-	words := strings.Fields("parcel late delivery refund tea green coffee invoice courier warehouse order ship")
-	text := func(rnd *rand.Rand) string {
-		n := 1 + rnd.IntN(8)
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = words[rnd.IntN(len(words))]
-		}
-		return strings.Join(ws, " ")
-	}
+	text := randomText
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -398,14 +402,7 @@ func TestTextSnapshot(t *testing.T) {
 	}
 	q := tenantQuery(textWho.Tenant)
 	rnd := rand.New(rand.NewPCG(5, 6))
-	words := strings.Fields("parcel late delivery refund tea green coffee invoice courier warehouse order ship")
-	text := func() string {
-		ws := make([]string, 1+rnd.IntN(8))
-		for i := range ws {
-			ws[i] = words[rnd.IntN(len(words))]
-		}
-		return strings.Join(ws, " ")
-	}
+	text := func() string { return randomText(rnd) }
 	batch := func(prefix string, n int) []memory.Record {
 		recs := make([]memory.Record, n)
 		for i := range recs {

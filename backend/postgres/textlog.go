@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
@@ -62,14 +61,10 @@ const settingTextLogFloor = "text_log_floor"
 // of every process from the log before every search, and loaded again
 // when the log was pruned past it.
 type textCache struct {
-	mu    sync.RWMutex
-	c     *textcache.Cache // nil until loaded
-	gen   uint64           // counts changes of c's content, under mu
-	meter textcache.Meter  // how far c is from the stored snapshot; see textsnapshot.go
-	loads int              // how many times the cache was loaded, for tests
-	snaps int              // how many of those loads read a snapshot, for tests
-	// snap is the pg_snapshot c is current at, as text. It changes under
-	// mu held exclusively with the content, and under mu held shared
+	sqldriver.TextCache
+	gen uint64 // counts changes of C's content, under Mu
+	// snap is the pg_snapshot C is current at, as text. It changes under
+	// Mu held exclusively with the content, and under Mu held shared
 	// when a catch-up found nothing to change (advance).
 	snap atomic.Pointer[string]
 }
@@ -148,8 +143,8 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, lo
 	if fromSnapshot {
 		if stored, at, tag := readSnapshot(ctx, tx, log); stored != nil {
 			c.set(stored, tag)
-			c.meter.Loaded(at, 0)
-			c.snaps++
+			c.Meter.Loaded(at, 0)
+			c.Snaps++
 			return true, nil
 		}
 	}
@@ -170,16 +165,16 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, lo
 		return false, err
 	}
 	c.set(fresh, snap)
-	c.meter.Unstored()
+	c.Meter.Unstored()
 	return false, nil
 }
 
 // set makes fresh, current at the snapshot snap, the cache's content.
 func (c *textCache) set(fresh *textcache.Cache, snap string) {
-	c.c = fresh
+	c.C = fresh
 	c.snap.Store(&snap)
 	c.gen++
-	c.loads++
+	c.Loads++
 }
 
 // apply brings the cache to the snapshot cu read, with its changes. The
@@ -187,11 +182,11 @@ func (c *textCache) set(fresh *textcache.Cache, snap string) {
 // snapshot.
 func (c *textCache) apply(cu catchUp) {
 	for _, ch := range cu.changes {
-		c.c.Apply(ch)
+		c.C.Apply(ch)
 	}
 	c.snap.Store(&cu.snap)
 	c.gen++
-	c.meter.Changed(len(cu.changes))
+	c.Meter.Changed(len(cu.changes))
 }
 
 // advance moves the snapshot of a cache whose catch-up from from found no

@@ -27,57 +27,27 @@ import (
 // pg_snapshot it is current at; nil when there is no snapshot of this
 // analyzer, or it cannot be read (which is logged).
 func readSnapshot(ctx context.Context, tx *sqlx.Tx, log *slog.Logger) (*textcache.Cache, time.Time, string) {
-	hdr, data, err := sq.ReadTextSnapshot(ctx, tx, func(sqldriver.TextSnapshot) bool { return true })
-	if err == nil && data != nil {
-		var c *textcache.Cache
-		if c, err = textcache.Decode(data); err == nil {
-			return c, time.Unix(hdr.Written, 0), hdr.Tag
-		}
+	c, hdr := sq.LoadTextSnapshot(ctx, tx, func(sqldriver.TextSnapshot) bool { return true }, log)
+	if c == nil {
+		return nil, time.Time{}, ""
 	}
-	if err != nil && ctx.Err() == nil {
-		log.Warn("postgres: the stored text snapshot cannot be read; reading every record", "err", err)
-	}
-	return nil, time.Time{}, ""
+	return c, time.Unix(hdr.Written, 0), hdr.Tag
 }
 
-// maybeSnapshot starts writing a snapshot of the text cache in the
+// maybeSnapshot starts storing a snapshot of the text cache in the
 // background when one is due.
 func (d *Driver) maybeSnapshot() {
-	c := &d.tc
-	c.mu.RLock()
-	due := c.c != nil && c.meter.Due(time.Now(), c.c.Len())
-	c.mu.RUnlock()
-	if due {
-		d.chores.Start("text snapshot", func(ctx context.Context) {
-			if err := d.storeSnapshot(ctx); err != nil && ctx.Err() == nil {
-				d.log.Warn("postgres: write the text snapshot", "err", err)
-			}
-		})
-	}
+	sq.MaybeStoreTextSnapshot(&d.chores, &d.tc.TextCache, d.tc.tag, d.inTx, d.log)
 }
 
-// storeSnapshot encodes the text cache, unless it is unloaded, and stores
-// it, each chunk in a transaction of its own.
+// storeSnapshot stores a snapshot of the text cache now.
 func (d *Driver) storeSnapshot(ctx context.Context) error {
-	c := &d.tc
-	c.mu.RLock()
-	if c.c == nil {
-		c.mu.RUnlock()
-		return nil
-	}
-	tag, mark := *c.snap.Load(), c.meter.Mark()
-	data := c.c.Encode(nil)
-	c.mu.RUnlock()
-	at := time.Now()
-	if err := sq.WriteTextSnapshot(ctx, d.inTx, tag, data); err != nil {
-		return err
-	}
-	d.log.Debug("postgres: wrote the text snapshot", "tag", tag, "bytes", len(data))
-	c.mu.Lock()
-	c.meter.Stored(mark, at)
-	c.mu.Unlock()
-	return nil
+	return sq.StoreTextSnapshot(ctx, &d.tc.TextCache, d.tc.tag, d.inTx)
 }
+
+// tag returns the tag of a snapshot of c: the pg_snapshot it is current
+// at. The caller holds c.Mu.
+func (c *textCache) tag() string { return *c.snap.Load() }
 
 // inTx runs fn in a transaction, which it commits when fn returns nil.
 func (d *Driver) inTx(ctx context.Context, fn func(sqldriver.Queryer) error) error {
