@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -83,12 +84,12 @@ type TextBenchConfig struct {
 	// its data in the process, and BenchmarkFirstSearchText does not
 	// apply.
 	Reopen func(b *testing.B, d driver.Driver) driver.Driver
-	// NewProcess, when not nil, returns the name of the driver's test that
-	// opens the storage of a driver Filled returned in a child process
-	// and calls FirstSearchTextChild (see internal/proctest), and the
-	// environment that tells it where the storage is. Nil means
-	// BenchmarkFirstSearchTextNewProcess does not apply.
-	NewProcess func(b *testing.B, d driver.Driver) (child string, env []string)
+	// NewProcess, when not nil, returns the name of the driver's test
+	// that calls FirstSearchTextChild, run in a child process (see
+	// internal/proctest), and where the storage of a driver Filled
+	// returned is, as that test's open takes it (a path, a DSN). Nil
+	// means BenchmarkFirstSearchTextNewProcess does not apply.
+	NewProcess func(b *testing.B, d driver.Driver) (child, where string)
 }
 
 // BenchTextQueries returns n query texts of 6 words, drawn like the facts
@@ -197,12 +198,22 @@ func BenchmarkFirstSearchText(b *testing.B, c TextBenchConfig) {
 // the search took, in nanoseconds.
 const firstSearchLine = "backendtest: the first search took ns "
 
-// FirstSearchTextChild is the body of a driver's child test for
-// BenchmarkFirstSearchTextNewProcess: it makes the first text search on
-// d, a driver just opened on the storage of 100,000 facts in one scope,
-// and writes how long it took for the parent to read.
-func FirstSearchTextChild(t testing.TB, d driver.Driver) {
+// firstSearchEnv tells FirstSearchTextChild where the storage is.
+const firstSearchEnv = "AGENTMEM_BACKENDTEST_FIRST_SEARCH"
+
+// FirstSearchTextChild is the whole of a driver's child test for
+// BenchmarkFirstSearchTextNewProcess: run by go test, it skips; in the
+// child process, it opens with open the storage of 100,000 facts in one
+// scope that the benchmark names, makes the first text search on it and
+// writes how long that took for the parent to read.
+func FirstSearchTextChild(t *testing.T, open func(where string) (driver.Driver, error)) {
 	t.Helper()
+	proctest.Child(t)
+	d, err := open(os.Getenv(firstSearchEnv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
 	q, scope := firstSearch()
 	t0 := time.Now()
 	ms, err := d.(driver.TextSearcher).SearchText(context.Background(), scope, q, BenchTextK)
@@ -226,11 +237,11 @@ func BenchmarkFirstSearchTextNewProcess(b *testing.B, c TextBenchConfig) {
 		b.Skip("the driver keeps its data in the process, or has no child test: there is no first search of a new process")
 	}
 	d := c.Filled(b, 1, 100_000)
-	child, env := c.NewProcess(b, d)
+	child, where := c.NewProcess(b, d)
 	ds := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p := proctest.Start(b, child, proctest.Options{Env: env})
+		p := proctest.Start(b, child, proctest.Options{Env: []string{firstSearchEnv + "=" + where}})
 		var took time.Duration
 		for line := range p.Lines() {
 			if ns, ok := strings.CutPrefix(line, firstSearchLine); ok {

@@ -7,9 +7,9 @@ import (
 
 // TextLoadsForTest returns how many times the text cache was loaded.
 func (d *Driver) TextLoadsForTest() int {
-	d.tc.mu.RLock()
-	defer d.tc.mu.RUnlock()
-	return d.tc.loads
+	d.tc.Mu.RLock()
+	defer d.tc.Mu.RUnlock()
+	return d.tc.Loads
 }
 
 // PruneTextLogForTest prunes the text change log now of the changes of
@@ -29,3 +29,14 @@ func (d *Driver) SetTextLogPruningForTest(every, retained time.Duration) {
 	d.prune.every, d.prune.retained, d.prune.next = every, retained, time.Time{}
 	d.prune.mu.Unlock()
 }
+
+// TextSnapshotLoadsForTest returns how many of the text cache's loads
+// started from a stored snapshot.
+func (d *Driver) TextSnapshotLoadsForTest() int {
+	d.tc.Mu.RLock()
+	defer d.tc.Mu.RUnlock()
+	return d.tc.Snaps
+}
+
+// StoreTextSnapshotForTest stores a snapshot of the text cache now.
+func (d *Driver) StoreTextSnapshotForTest(ctx context.Context) error { return d.storeSnapshot(ctx) }

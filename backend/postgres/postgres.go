@@ -149,12 +149,16 @@ type Driver struct {
 	log   *slog.Logger
 
 	gate     sqldriver.Gate
-	dims     atomic.Int64 // the store's vector dimension once read; 0 before
-	search   searchState  // how Search runs; see search.go
-	efSearch int          // Options.EfSearch, or its default
-	tc       textCache    // the texts, for SearchText
-	prune    textPruner   // prunes the text change log
-	prepared preparedSet  // text search's statements, prepared
+	dims     atomic.Int64         // the store's vector dimension once read; 0 before
+	search   searchState          // how Search runs; see search.go
+	efSearch int                  // Options.EfSearch, or its default
+	tc       textCache            // the texts, for SearchText
+	ts       sqldriver.TextSearch // how SearchText runs
+	prune    textPruner           // prunes the text change log
+	prepared preparedSet          // text search's statements, prepared
+	// chores runs background work: pruning the text change log, writing
+	// the text cache's snapshot.
+	chores sqldriver.Chores
 }
 
 var (
@@ -214,6 +218,9 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	}
 	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
 	d.prune.init()
+	d.tc.Meter.MaxAge = textLogRetention / 2
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
+		After: func() { d.maintain(); d.maybeSnapshot() }, DB: &d.prepared, Columns: selectColumns}
 	d.prepared.db = db
 	if d.efSearch == 0 {
 		d.efSearch = DefaultEfSearch
@@ -222,7 +229,6 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	if err := d.setup(context.Background()); err != nil {
-		d.prune.stopPruning()
 		if own {
 			_ = db.Close()
 		}
@@ -246,7 +252,7 @@ func (d *Driver) enter(ctx context.Context, invalid error) error {
 // memory.ErrClosed. It is idempotent.
 func (d *Driver) Close() error {
 	return d.gate.Close(func() error {
-		d.prune.stopPruning()
+		d.chores.Stop()
 		d.prepared.close()
 		if !d.own {
 			return nil

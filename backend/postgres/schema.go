@@ -9,7 +9,7 @@ import (
 // SchemaVersion is the schema version this driver writes and reads. A
 // database with an older version is migrated when opened; a newer one is
 // refused.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // AdvisoryLockKey is the key of the transaction-level advisory lock
 // (pg_advisory_xact_lock) held while the schema is created or migrated,
@@ -156,6 +156,16 @@ var migrations = []string{
 	END $$;
 	CREATE TRIGGER memory_text_truncated AFTER TRUNCATE ON memory_records
 		FOR EACH STATEMENT EXECUTE FUNCTION memory_text_truncated();`,
+
+	// 6: snapshots of the text cache (textsnapshot.go): a new process
+	// reads the analysed texts from here, and the changes since from the
+	// log, instead of analysing every record again.
+	`CREATE TABLE memory_text_snapshots (
+		generation BIGINT  NOT NULL,
+		seq        INTEGER NOT NULL,
+		data       BYTEA   NOT NULL,
+		PRIMARY KEY (generation, seq)
+	);`,
 }
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (

@@ -18,44 +18,28 @@ var _ driver.TextSearcher = (*Driver)(nil)
 // q's filter matches are searched, with kinds, key, ids and expiry
 // applied to each candidate inside the search; the k winners are then
 // read from the database. A winner deleted by another process in between
-// is left out.
+// is left out. After a search, the change log is pruned and a snapshot
+// of the texts stored in the background when either is due (see
+// textprune.go and textsnapshot.go).
 func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
-	if err := d.enter(ctx, driver.CheckSearchText(q, text, k)); err != nil {
-		return nil, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-	c := &d.tc
-	if err := d.currentTexts(ctx); err != nil {
-		return nil, err
-	}
-	found, err := c.c.Search(q, text, k, now)
-	c.mu.RUnlock()
-	d.maintain()
-	if err != nil || len(found) == 0 {
-		return nil, err
-	}
-	return sq.FetchMatches(ctx, &d.prepared, selectColumns, q.Filter.Identity.Tenant, found)
+	return sq.SearchText(ctx, &d.ts, q, text, k)
 }
 
 // currentTexts returns with d.tc held shared and current: holding every
 // record as a snapshot taken during this call sees it.
 func (d *Driver) currentTexts(ctx context.Context) error {
 	c := &d.tc
-	c.mu.RLock()
+	c.Mu.RLock()
 	var (
 		cu   catchUp
 		read bool   // cu was read, at gen
 		gen  uint64 // c.gen when cu was read
 	)
-	if c.c != nil {
+	if c.C != nil {
 		from := c.snap.Load()
 		var err error
 		if cu, err = readChanges(ctx, &d.prepared, *from); err != nil {
-			c.mu.RUnlock()
+			c.Mu.RUnlock()
 			return fail(ctx, err, "postgres: read the changed texts")
 		}
 		if !cu.pruned && len(cu.changes) == 0 {
@@ -64,14 +48,14 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 		}
 		read, gen = true, c.gen
 	}
-	c.mu.RUnlock()
-	c.mu.Lock()
+	c.Mu.RUnlock()
+	c.Mu.Lock()
 	err := d.refreshTexts(ctx, cu, read && c.gen == gen)
-	c.mu.Unlock()
+	c.Mu.Unlock()
 	if err != nil {
 		return err
 	}
-	c.mu.RLock()
+	c.Mu.RLock()
 	return nil
 }
 
@@ -81,19 +65,35 @@ func (d *Driver) currentTexts(ctx context.Context) error {
 // cache is not loaded or the log was pruned past it.
 func (d *Driver) refreshTexts(ctx context.Context, cu catchUp, valid bool) error {
 	c := &d.tc
-	if c.c != nil && !valid {
+	if c.C != nil && !valid {
 		var err error
 		if cu, err = readChanges(ctx, &d.prepared, *c.snap.Load()); err != nil {
 			return fail(ctx, err, "postgres: read the changed texts")
 		}
 	}
-	if c.c != nil && !cu.pruned {
+	if c.C != nil && !cu.pruned {
 		c.apply(cu)
 		return nil
 	}
-	if err := c.load(ctx, d.db); err != nil {
-		return fail(ctx, err, "postgres: load texts")
+	// Load from the stored snapshot and catch up from it, unless the log
+	// has been pruned past it; then read every record.
+	fromSnapshot := true
+	for {
+		stored, err := c.load(ctx, d.db, fromSnapshot, d.log)
+		if err != nil {
+			return fail(ctx, err, "postgres: load texts")
+		}
+		d.log.Debug("postgres: loaded texts for search", "snapshot", *c.snap.Load(), "records", c.C.Len(), "stored", stored)
+		if !stored {
+			return nil
+		}
+		if cu, err = readChanges(ctx, &d.prepared, *c.snap.Load()); err != nil {
+			return fail(ctx, err, "postgres: read the changed texts")
+		}
+		if !cu.pruned {
+			c.apply(cu)
+			return nil
+		}
+		fromSnapshot = false
 	}
-	d.log.Debug("postgres: loaded texts for search", "snapshot", *c.snap.Load(), "records", c.c.Len())
-	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -14,18 +13,46 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/postgres"
-	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
 )
 
 var textT0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// Every text cache of the package's tests is worth a snapshot, however
+// small, so that the conformance suite's handles and replicas store and
+// start from snapshots as a large store's do; tests that count loads turn
+// that off (noSnapshots).
+func init() { textcache.SnapshotMinRecords = 1 }
+
+// noSnapshots keeps text caches from storing snapshots in the background
+// while t runs.
+func noSnapshots(t *testing.T) {
+	n := textcache.SnapshotMinRecords
+	textcache.SnapshotMinRecords = 1 << 30
+	t.Cleanup(func() { textcache.SnapshotMinRecords = n })
+}
 
 // textWho writes the records of the text tests.
 var textWho = memory.Identity{Tenant: "acme", User: "alice", Session: "s1"}
 
 func textRec(id, text string, sec int) memory.Record {
 	return memory.Record{ID: id, Kind: memory.KindFact, Identity: textWho, Content: text, Created: textT0.Add(time.Duration(sec) * time.Second)}
+}
+
+// textWords are the words of the random texts of the text tests.
+var textWords = strings.Fields("parcel late delivery refund tea green coffee invoice courier warehouse order ship")
+
+// randomText returns 1 to 8 textWords.
+func randomText(rnd *rand.Rand) string {
+	ws := make([]string, 1+rnd.IntN(8))
+	for i := range ws {
+		ws[i] = textWords[rnd.IntN(len(textWords))]
+	}
+	return strings.Join(ws, " ")
 }
 
 // openOn opens another driver on dsn, closed when t ends.
@@ -66,6 +93,7 @@ const rawInsert = `INSERT INTO memory_records (id, kind, tenant_id, user_id, age
 // record, the one committed last wins, though its transaction's id is
 // the smaller.
 func TestTextInFlight(t *testing.T) {
+	noSnapshots(t)
 	ctx := context.Background()
 	d, dsn := openFresh(t, postgres.Options{})
 	w := openOn(t, dsn)
@@ -139,15 +167,7 @@ func TestTextConcurrentWriters(t *testing.T) {
 	ctx := context.Background()
 	searcher, dsn := openFresh(t, postgres.Options{})
 	writers := []*postgres.Driver{openOn(t, dsn), openOn(t, dsn)}
-	words := strings.Fields("parcel late delivery refund tea green coffee invoice courier warehouse order ship")
-	text := func(rnd *rand.Rand) string {
-		n := 1 + rnd.IntN(8)
-		ws := make([]string, n)
-		for i := range ws {
-			ws[i] = words[rnd.IntN(len(words))]
-		}
-		return strings.Join(ws, " ")
-	}
+	text := randomText
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 16)
@@ -204,41 +224,18 @@ func TestTextConcurrentWriters(t *testing.T) {
 		t.Fatal("the writers left nothing stored")
 	}
 	t.Logf("%d searches during the writes; %d records stored", searches, len(stored))
-	docs := make([]lexical.Doc[memory.Record], len(stored))
-	for i, r := range stored {
-		docs[i] = lexical.Doc[memory.Record]{Ref: r, Text: r.Content}
+	queries := make([]string, 40)
+	for i := range queries {
+		queries[i] = text(rnd)
 	}
-	newer := lexical.ByScore(func(a, b memory.Record) bool {
-		if !a.Created.Equal(b.Created) {
-			return a.Created.After(b.Created)
-		}
-		return a.ID > b.ID
-	})
-	for qi := range 40 {
-		qt := text(rnd)
-		want, err := lexical.Rank(qt, docs, lexical.DefaultParams(), 10, newer, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := searcher.SearchText(ctx, tenantQuery(textWho.Tenant), qt, 10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("query %d (%q): %d results %v, the reference %d", qi, qt, len(got), matchIDs(got), len(want))
-		}
-		for i := range want {
-			if got[i].Record.ID != want[i].Ref.ID || math.Abs(got[i].Score-want[i].Score) > 1e-9 {
-				t.Fatalf("query %d (%q): result %d is %s (%v), the reference %s (%v)", qi, qt, i, got[i].Record.ID, got[i].Score, want[i].Ref.ID, want[i].Score)
-			}
-		}
-	}
+	backendtest.SameTextRankings(t, searcher, tenantQuery(textWho.Tenant), queries, 10)
 }
 
 // TestTextLogPruned checks pruning: a cache that caught up before the log
 // was pruned goes on catching up, and one that had not loads every text
 // again, finding what changed meanwhile.
 func TestTextLogPruned(t *testing.T) {
+	noSnapshots(t)
 	ctx := context.Background()
 	w, dsn := openFresh(t, postgres.Options{})
 	current, lagging := openOn(t, dsn), openOn(t, dsn)
@@ -317,6 +314,7 @@ func TestTextLogPrunedInBackground(t *testing.T) {
 // TestTextTruncate checks that a TRUNCATE of the records, which no driver
 // call makes, makes every cache load again.
 func TestTextTruncate(t *testing.T) {
+	noSnapshots(t)
 	ctx := context.Background()
 	d, dsn := openFresh(t, postgres.Options{})
 	w := openOn(t, dsn)
@@ -348,6 +346,7 @@ func TestTextTruncate(t *testing.T) {
 // text search finds them, and what another handle changes after the
 // migration is caught up with.
 func TestTextMigrateFromVersion4(t *testing.T) {
+	noSnapshots(t)
 	ctx := context.Background()
 	dsn := freshDB(t)
 	db, err := sqlx.Open("postgres", dsn)
@@ -384,4 +383,71 @@ func TestTextMigrateFromVersion4(t *testing.T) {
 	if n := d.TextLoadsForTest(); n != 1 {
 		t.Errorf("the text cache was loaded %d times, want once", n)
 	}
+}
+
+// TestTextSnapshot checks the stored snapshot of the text cache: a new
+// driver starts from it and catches up with the change log, whatever
+// other handles replaced, deleted or added since, and reads every record
+// when the log was pruned past it, or the snapshot is damaged or of
+// another analyzer; in every case its rankings equal the reference's.
+func TestTextSnapshot(t *testing.T) {
+	noSnapshots(t) // the test stores its snapshots itself
+	ctx := context.Background()
+	w, dsn := openFresh(t, postgres.Options{})
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := tenantQuery(textWho.Tenant)
+	rnd := rand.New(rand.NewPCG(5, 6))
+	text := func() string { return randomText(rnd) }
+	batch := func(prefix string, n int) []memory.Record {
+		recs := make([]memory.Record, n)
+		for i := range recs {
+			recs[i] = textRec(fmt.Sprintf("%s%04d", prefix, i), text(), i)
+		}
+		return recs
+	}
+	queries := make([]string, 30)
+	for i := range queries {
+		queries[i] = text()
+	}
+	// fresh opens a new driver, ranks the queries and checks how it
+	// loaded its cache: loads times, snaps of them from the snapshot.
+	fresh := func(what string, loads, snaps int) {
+		t.Helper()
+		d := openOn(t, dsn)
+		backendtest.SameTextRankings(t, d, q, queries, 10)
+		if l, s := d.TextLoadsForTest(), d.TextSnapshotLoadsForTest(); l != loads || s != snaps {
+			t.Errorf("%s: a new driver loaded its cache %d times, %d of them from the snapshot; want %d and %d", what, l, s, loads, snaps)
+		}
+		_ = d.Close()
+	}
+	must(w.Put(ctx, batch("a", 300)))
+	backendtest.SameTextRankings(t, w, q, queries[:1], 10)
+	must(w.StoreTextSnapshotForTest(ctx))
+	fresh("after the snapshot", 1, 1)
+
+	other := openOn(t, dsn)
+	must(other.Put(ctx, batch("a", 20)))
+	must(other.Put(ctx, batch("b", 30)))
+	_, err := other.Delete(ctx, driver.Query{Filter: q.Filter, IDs: []string{"a0100", "a0101", "b0003"}})
+	must(err)
+	fresh("after another handle replaced, added and deleted records", 1, 1)
+
+	must(w.PruneTextLogForTest(ctx))
+	fresh("after the log was pruned past the snapshot", 2, 1)
+
+	backendtest.SameTextRankings(t, w, q, queries[:1], 10)
+	must(w.StoreTextSnapshotForTest(ctx))
+	fresh("after the snapshot was stored again", 1, 1)
+	_, err = w.DB().Exec(`UPDATE memory_text_snapshots SET data = decode(repeat('00', length(data)), 'hex')`)
+	must(err)
+	fresh("with a damaged snapshot", 1, 0)
+	must(w.StoreTextSnapshotForTest(ctx))
+	_, err = w.DB().Exec(`UPDATE memory_settings SET value = jsonb_set(value::jsonb, '{analyzer}', '"0-other"')::text WHERE name = $1`, sqldriver.SettingTextSnapshot)
+	must(err)
+	fresh("with a snapshot of another analyzer", 1, 0)
 }

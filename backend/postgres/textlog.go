@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
-	"sync"
+	"log/slog"
 	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
@@ -61,12 +61,10 @@ const settingTextLogFloor = "text_log_floor"
 // of every process from the log before every search, and loaded again
 // when the log was pruned past it.
 type textCache struct {
-	mu    sync.RWMutex
-	c     *textcache.Cache // nil until loaded
-	gen   uint64           // counts changes of c's content, under mu
-	loads int              // how many times the cache was loaded, for tests
-	// snap is the pg_snapshot c is current at, as text. It changes under
-	// mu held exclusively with the content, and under mu held shared
+	sqldriver.TextCache
+	gen uint64 // counts changes of C's content, under Mu
+	// snap is the pg_snapshot C is current at, as text. It changes under
+	// Mu held exclusively with the content, and under Mu held shared
 	// when a catch-up found nothing to change (advance).
 	snap atomic.Pointer[string]
 }
@@ -127,40 +125,56 @@ func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (c
 }
 
 // load reads every stored record into the cache, with the snapshot they
-// are current at, in one repeatable-read transaction. The caller holds mu
-// for writing.
-func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
+// are current at, in one repeatable-read transaction; or, with
+// fromSnapshot, the stored text snapshot, when there is one to read (see
+// readSnapshot), and reports whether it did. The caller holds mu for
+// writing.
+func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, log *slog.Logger) (bool, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	// The first statement takes the transaction's snapshot.
 	var snap string
 	if err := tx.QueryRowContext(ctx, `SELECT pg_current_snapshot()::text`).Scan(&snap); err != nil {
-		return err
+		return false, err
+	}
+	if fromSnapshot {
+		if stored, at, tag := readSnapshot(ctx, tx, log); stored != nil {
+			c.set(stored, tag)
+			c.Meter.Loaded(at, 0)
+			c.Snaps++
+			return true, nil
+		}
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records`)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer rows.Close()
 	fresh := textcache.New()
 	for rows.Next() {
 		w, row, content, err := sqldriver.ScanText(rows)
 		if err != nil {
-			return err
+			return false, err
 		}
 		fresh.Put(w, row, content)
 	}
 	if err := rows.Err(); err != nil {
-		return err
+		return false, err
 	}
-	c.c = fresh
+	c.set(fresh, snap)
+	c.Meter.Unstored()
+	return false, nil
+}
+
+// set makes fresh, current at the snapshot snap, the cache's content.
+func (c *textCache) set(fresh *textcache.Cache, snap string) {
+	c.C = fresh
 	c.snap.Store(&snap)
 	c.gen++
-	c.loads++
-	return nil
+	c.Loads++
 }
 
 // apply brings the cache to the snapshot cu read, with its changes. The
@@ -168,10 +182,11 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB) error {
 // snapshot.
 func (c *textCache) apply(cu catchUp) {
 	for _, ch := range cu.changes {
-		c.c.Apply(ch)
+		c.C.Apply(ch)
 	}
 	c.snap.Store(&cu.snap)
 	c.gen++
+	c.Meter.Changed(len(cu.changes))
 }
 
 // advance moves the snapshot of a cache whose catch-up from from found no

@@ -36,12 +36,8 @@ ON CONFLICT (name) DO UPDATE SET value = greatest(memory_settings.value::xid8, e
 // it deletes is of a transaction that had finished by then.
 type textPruner struct {
 	mu       sync.Mutex
-	running  bool
-	next     time.Time // the earliest time of the next run
-	samples  []horizon // oldest first
-	stop     context.Context
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
+	next     time.Time     // the earliest time of the next run
+	samples  []horizon     // oldest first
 	every    time.Duration // textLogPruneEvery, unless a test shortens it
 	retained time.Duration // textLogRetention, unless a test shortens it
 }
@@ -52,34 +48,25 @@ type horizon struct {
 	xmin string
 }
 
-func (p *textPruner) init() {
-	p.stop, p.cancel = context.WithCancel(context.Background())
-	p.every, p.retained = textLogPruneEvery, textLogRetention
-}
+func (p *textPruner) init() { p.every, p.retained = textLogPruneEvery, textLogRetention }
 
-// maintain starts a run of the pruner unless one is running or the last
-// began less than textLogPruneEvery ago. It costs a lock and a clock
-// reading.
+// maintain starts a run of the pruner, as a chore, unless the last began
+// less than textLogPruneEvery ago. It costs a lock and a clock reading.
 func (d *Driver) maintain() {
 	p := &d.prune
 	now := time.Now()
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.running || now.Before(p.next) || p.stop.Err() != nil {
+	if now.Before(p.next) {
+		p.mu.Unlock()
 		return
 	}
-	p.running, p.next = true, now.Add(p.every)
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		err := d.pruneTextLog(p.stop, now)
-		p.mu.Lock()
-		p.running = false
-		p.mu.Unlock()
-		if err != nil && p.stop.Err() == nil {
+	p.next = now.Add(p.every)
+	p.mu.Unlock()
+	d.chores.Start("prune the text change log", func(ctx context.Context) {
+		if err := d.pruneTextLog(ctx, now); err != nil && ctx.Err() == nil {
 			d.log.Warn("postgres: prune the text change log", "err", err)
 		}
-	}()
+	})
 }
 
 // pruneTextLog samples the current horizon and deletes the changes below
@@ -109,10 +96,4 @@ func (d *Driver) pruneTextLog(ctx context.Context, now time.Time) error {
 	}
 	_, err := d.db.ExecContext(ctx, pruneSQL, below)
 	return fail(ctx, err, "postgres: prune the text change log")
-}
-
-// stopPruning stops the pruner and waits for a run in progress.
-func (p *textPruner) stopPruning() {
-	p.cancel()
-	p.wg.Wait()
 }

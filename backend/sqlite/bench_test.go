@@ -15,7 +15,6 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/proctest"
 )
 
 // bench1M is the file holding backendtest's 1,000,000-record data set,
@@ -122,9 +121,7 @@ var textBench = backendtest.TextBenchConfig{
 		}
 		return rd
 	},
-	NewProcess: func(b *testing.B, d driver.Driver) (string, []string) {
-		return "TestFirstSearchTextChild", []string{firstSearchEnv + "=" + dataPath(d)}
-	},
+	NewProcess: func(b *testing.B, d driver.Driver) (string, string) { return "TestFirstSearchTextChild", dataPath(d) },
 }
 
 // dataPath returns the file of the data set d was opened on.
@@ -139,20 +136,10 @@ func dataPath(d driver.Driver) string {
 	return ""
 }
 
-// firstSearchEnv names the file TestFirstSearchTextChild opens.
-const firstSearchEnv = "AGENTMEM_SQLITE_FIRST_SEARCH_DB"
-
 // TestFirstSearchTextChild is the child process of
-// BenchmarkFirstSearchTextNewProcess: it opens the file firstSearchEnv
-// names and makes its first text search. Run directly, it skips.
+// BenchmarkFirstSearchTextNewProcess; run directly, it skips.
 func TestFirstSearchTextChild(t *testing.T) {
-	proctest.Child(t)
-	d, err := Open(os.Getenv(firstSearchEnv), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	backendtest.FirstSearchTextChild(t, d)
+	backendtest.FirstSearchTextChild(t, func(path string) (driver.Driver, error) { return Open(path, Options{}) })
 }
 
 func BenchmarkSearchText100k(b *testing.B) { backendtest.BenchmarkSearchText100k(b, textBench) }

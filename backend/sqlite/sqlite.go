@@ -115,9 +115,10 @@ type Driver struct {
 	log   *slog.Logger
 
 	gate sqldriver.Gate
-	dims atomic.Int64 // the store's vector dimension once read; 0 before
-	vc   vectorCache  // the vectors, for Search
-	tc   textCache    // the texts, for SearchText
+	dims atomic.Int64         // the store's vector dimension once read; 0 before
+	vc   vectorCache          // the vectors, for Search
+	tc   textCache            // the texts, for SearchText
+	ts   sqldriver.TextSearch // how SearchText runs
 	// chores runs background work: writing the text cache's snapshot.
 	chores   sqldriver.Chores
 	inMemory bool // the database is in memory: no other process can read a snapshot
@@ -273,6 +274,8 @@ func start(w, r *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
+		After: d.maybeSnapshot, DB: d.r, Columns: selectColumns}
 	if err := d.setup(context.Background()); err != nil {
 		if own {
 			_ = d.closeHandles()

@@ -18,27 +18,10 @@ var _ driver.TextSearcher = (*Driver)(nil)
 // indexes of the writers q's filter matches are searched, with kinds, key,
 // ids and expiry applied to each candidate inside the search; the k
 // winners are then read from the file. A winner deleted by another process
-// in between is left out.
+// in between is left out. After a search, a snapshot of the texts is
+// stored in the background when one is due (see textsnapshot.go).
 func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
-	if err := d.enter(ctx, driver.CheckSearchText(q, text, k)); err != nil {
-		return nil, err
-	}
-	defer d.gate.Leave()
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-	c := &d.tc
-	if err := d.currentTexts(ctx); err != nil {
-		return nil, err
-	}
-	found, err := c.c.Search(q, text, k, now)
-	c.mu.RUnlock()
-	d.maybeSnapshot()
-	if err != nil || len(found) == 0 {
-		return nil, err
-	}
-	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, found)
+	return sq.SearchText(ctx, &d.ts, q, text, k)
 }
 
 // currentTexts returns with d.tc held shared and current: loaded at the
@@ -46,34 +29,34 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 // read at the start of this call or later.
 func (d *Driver) currentTexts(ctx context.Context) error {
 	c := &d.tc
-	c.mu.RLock()
+	c.Mu.RLock()
 	epoch, maxRow, err := textState(ctx, d.r)
 	if err != nil {
-		c.mu.RUnlock()
+		c.Mu.RUnlock()
 		return fail(ctx, err, "sqlite: read the text epoch")
 	}
-	if c.c != nil && c.epoch == epoch && c.maxRow >= maxRow {
+	if c.C != nil && c.epoch == epoch && c.maxRow >= maxRow {
 		return nil
 	}
-	c.mu.RUnlock()
-	c.mu.Lock()
+	c.Mu.RUnlock()
+	c.Mu.Lock()
 	switch {
-	case c.c == nil || c.epoch != epoch:
+	case c.C == nil || c.epoch != epoch:
 		if err := c.load(ctx, d.r, d.log); err != nil {
-			c.mu.Unlock()
+			c.Mu.Unlock()
 			return fail(ctx, err, "sqlite: load texts")
 		}
-		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", c.c.Len())
+		d.log.Debug("sqlite: loaded texts for search", "epoch", c.epoch, "records", c.C.Len())
 	case c.maxRow < maxRow:
 		if err := c.catchUp(ctx, d.r, maxRow); err != nil {
-			c.mu.Unlock()
+			c.Mu.Unlock()
 			return fail(ctx, err, "sqlite: read new texts")
 		}
 	}
-	c.mu.Unlock()
-	c.mu.RLock()
-	if c.c == nil {
-		c.mu.RUnlock()
+	c.Mu.Unlock()
+	c.Mu.RLock()
+	if c.C == nil {
+		c.Mu.RUnlock()
 		return d.currentTexts(ctx)
 	}
 	return nil

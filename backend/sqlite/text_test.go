@@ -24,6 +24,33 @@ import (
 // snapshots they store set it otherwise.
 func init() { textcache.SnapshotMinRecords = 1 }
 
+// The text tests' records are textWho's, created textT0 and later.
+var (
+	textWho   = memory.Identity{Tenant: "acme", User: "alice", Session: "s1"}
+	textT0    = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	textQuery = driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+)
+
+// textRec returns a fact of textWho, created sec seconds after textT0.
+func textRec(id, text string, sec int) memory.Record {
+	return memory.Record{ID: id, Kind: memory.KindFact, Identity: textWho, Content: text, Created: textT0.Add(time.Duration(sec) * time.Second)}
+}
+
+// parcelIDs returns the ids d's SearchText(parcel) finds in textQuery,
+// space-separated.
+func parcelIDs(t *testing.T, d *Driver, what string) string {
+	t.Helper()
+	got, err := d.SearchText(context.Background(), textQuery, "parcel", 10)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	ids := make([]string, len(got))
+	for i, m := range got {
+		ids[i] = m.Record.ID
+	}
+	return strings.Join(ids, " ")
+}
+
 // TestTextCacheLoads checks when the text cache is loaded: once, by the
 // first search; not again for this driver's own appends, replacements,
 // swaps and deletions, which it applies or catches up with; and again
@@ -43,28 +70,15 @@ func TestTextCacheLoads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Close()
-	who := memory.Identity{Tenant: "acme", User: "alice", Session: "s1"}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	rec := func(id, text string, sec int) memory.Record {
-		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(time.Duration(sec) * time.Second), Version: 1}
-	}
-	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	rec, q := textRec, textQuery
 	step := func(what, want string, loads int) {
 		t.Helper()
-		got, err := d.SearchText(ctx, q, "parcel", 10)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		var ids []string
-		for _, m := range got {
-			ids = append(ids, m.Record.ID)
-		}
-		if s := strings.Join(ids, " "); s != want {
+		if s := parcelIDs(t, d, what); s != want {
 			t.Errorf("%s: SearchText(parcel) = %q, want %q", what, s, want)
 		}
-		d.tc.mu.RLock()
-		n := d.tc.loads
-		d.tc.mu.RUnlock()
+		d.tc.Mu.RLock()
+		n := d.tc.Loads
+		d.tc.Mu.RUnlock()
 		if n != loads {
 			t.Errorf("%s: the text cache was loaded %d times, want %d", what, n, loads)
 		}
@@ -110,23 +124,10 @@ func TestTextCacheRowidReuse(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	who := memory.Identity{Tenant: "acme", User: "alice"}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	rec := func(id, text string, sec int) memory.Record {
-		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(time.Duration(sec) * time.Second)}
-	}
-	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	rec, q := textRec, textQuery
 	search := func(what, want string) {
 		t.Helper()
-		got, err := d.SearchText(ctx, q, "parcel", 10)
-		if err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-		var ids []string
-		for _, m := range got {
-			ids = append(ids, m.Record.ID)
-		}
-		if s := strings.Join(ids, " "); s != want {
+		if s := parcelIDs(t, d, what); s != want {
 			t.Errorf("%s: SearchText(parcel) = %q, want %q", what, s, want)
 		}
 	}
@@ -163,12 +164,9 @@ func snapshotTexts(seed uint64, n int) []string {
 
 // snapshotRecords returns n records of textWho with ids prefix0000 on.
 func snapshotRecords(prefix string, n int, seed uint64) []memory.Record {
-	who := memory.Identity{Tenant: "acme", User: "alice", Session: "s1"}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	recs := make([]memory.Record, n)
 	for i, text := range snapshotTexts(seed, n) {
-		recs[i] = memory.Record{ID: fmt.Sprintf("%s%04d", prefix, i), Kind: memory.KindFact, Identity: who, Content: text,
-			Created: t0.Add(time.Duration(i) * time.Second)}
+		recs[i] = textRec(fmt.Sprintf("%s%04d", prefix, i), text, i)
 	}
 	return recs
 }
@@ -198,7 +196,7 @@ func TestTextSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	q := textQuery
 	queries := snapshotTexts(99, 30)
 	// fresh opens a new handle, ranks the queries and reports whether its
 	// cache was loaded once, from a snapshot (want) or not.
@@ -206,9 +204,9 @@ func TestTextSnapshot(t *testing.T) {
 		t.Helper()
 		d := open()
 		backendtest.SameTextRankings(t, d, q, queries, 10)
-		d.tc.mu.RLock()
-		loads, snaps := d.tc.loads, d.tc.snaps
-		d.tc.mu.RUnlock()
+		d.tc.Mu.RLock()
+		loads, snaps := d.tc.Loads, d.tc.Snaps
+		d.tc.Mu.RUnlock()
 		want := 0
 		if fromSnapshot {
 			want = 1
@@ -268,7 +266,7 @@ func TestTextSnapshotInBackground(t *testing.T) {
 	if err := d.Put(ctx, snapshotRecords("a", 200, 5)); err != nil {
 		t.Fatal(err)
 	}
-	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "acme"}}}
+	q := textQuery
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		if _, err := d.SearchText(ctx, q, "parcel", 5); err != nil {
@@ -292,7 +290,7 @@ func TestTextSnapshotInBackground(t *testing.T) {
 	}
 	defer nd.Close()
 	backendtest.SameTextRankings(t, nd, q, snapshotTexts(7, 10), 10)
-	if nd.tc.snaps != 1 {
-		t.Errorf("a new handle loaded %d snapshots, want 1", nd.tc.snaps)
+	if nd.tc.Snaps != 1 {
+		t.Errorf("a new handle loaded %d snapshots, want 1", nd.tc.Snaps)
 	}
 }

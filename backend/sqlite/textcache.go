@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
-	"sync"
 
 	"github.com/jmoiron/sqlx"
 
@@ -31,18 +30,14 @@ const settingTextEpoch = "text_epoch"
 // and loaded again when the epoch shows a change or removal. The content
 // itself is not kept: a search reads its winners from the file.
 type textCache struct {
-	mu     sync.RWMutex
-	c      *textcache.Cache // nil until loaded, and after a reset
-	epoch  int64
-	maxRow int64           // the largest rowid read
-	meter  textcache.Meter // how far c is from the stored snapshot; see textsnapshot.go
-	loads  int             // how many times the cache was loaded, for tests
-	snaps  int             // how many of those loads read a snapshot, for tests
+	sqldriver.TextCache // C is nil until loaded, and after a reset
+	epoch               int64
+	maxRow              int64 // the largest rowid read
 }
 
 // reset empties the cache and marks it unloaded.
 func (c *textCache) reset() {
-	c.c, c.epoch, c.maxRow = nil, 0, 0
+	c.C, c.epoch, c.maxRow = nil, 0, 0
 }
 
 // textState reads the text epoch and the largest rowid, in one statement
@@ -78,13 +73,13 @@ func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn, log *slog.Log
 	if err != nil {
 		return err
 	}
-	c.c, c.epoch, c.maxRow = fresh, epoch, maxRow
-	c.loads++
+	c.C, c.epoch, c.maxRow = fresh, epoch, maxRow
+	c.Loads++
 	if written.IsZero() {
-		c.meter.Unstored()
+		c.Meter.Unstored()
 	} else {
-		c.meter.Loaded(written, n)
-		c.snaps++
+		c.Meter.Loaded(written, n)
+		c.Snaps++
 	}
 	return nil
 }
@@ -92,13 +87,13 @@ func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn, log *slog.Log
 // catchUp reads the records added above the cache's largest rowid, up to
 // maxRow. The caller holds mu for writing.
 func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) error {
-	n, err := readTexts(ctx, db, c.c, c.maxRow, maxRow)
+	n, err := readTexts(ctx, db, c.C, c.maxRow, maxRow)
 	if err != nil {
 		c.reset()
 		return err
 	}
 	c.maxRow = maxRow
-	c.meter.Changed(n)
+	c.Meter.Changed(n)
 	return nil
 }
 
@@ -154,7 +149,7 @@ func (w *textWrite) deletedDown(ctx context.Context, conn *sqlx.Conn) error {
 
 func (w *textWrite) begin(ctx context.Context, c *textCache, conn *sqlx.Conn, changes []textcache.Change) error {
 	if !w.locked {
-		c.mu.Lock()
+		c.Mu.Lock()
 		w.locked = true
 	}
 	epoch, err := addEpoch(ctx, conn, settingTextEpoch)
@@ -180,7 +175,7 @@ func (w *textWrite) commit(c *textCache) {
 func (w *textWrite) done(c *textCache) {
 	if w.locked {
 		w.locked = false
-		c.mu.Unlock()
+		c.Mu.Unlock()
 	}
 }
 
@@ -190,7 +185,7 @@ func (w *textWrite) done(c *textCache) {
 // the cache is replaced; one that is not (a new record) is left for the
 // catch-up by rowid. The caller holds mu.
 func (c *textCache) apply(epoch int64, changes []textcache.Change) {
-	if c.c == nil {
+	if c.C == nil {
 		return
 	}
 	if c.epoch != epoch-1 {
@@ -198,20 +193,20 @@ func (c *textCache) apply(epoch int64, changes []textcache.Change) {
 		return
 	}
 	for _, ch := range changes {
-		if c.c.Has(ch.Key) {
-			c.c.Apply(ch)
+		if c.C.Has(ch.Key) {
+			c.C.Apply(ch)
 		}
 	}
 	c.epoch = epoch
 	// A snapshot of another epoch serves no new handle.
-	c.meter.Changed(len(changes))
-	c.meter.Stale()
+	c.Meter.Changed(len(changes))
+	c.Meter.Stale()
 }
 
 // isLoaded reports whether the cache is loaded, for a write deciding
 // whether its deletions are worth reading back.
 func (c *textCache) isLoaded() bool {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	return c.c != nil
+	c.Mu.RLock()
+	defer c.Mu.RUnlock()
+	return c.C != nil
 }

@@ -35,68 +35,38 @@ func snapshotTag(epoch, maxRow int64) string { return fmt.Sprintf("%d:%d", epoch
 // logged).
 func readSnapshot(ctx context.Context, conn *sqlx.Conn, epoch, maxRow int64, log *slog.Logger) (*textcache.Cache, int64, time.Time) {
 	var from int64
-	hdr, data, err := sq.ReadTextSnapshot(ctx, conn, func(h sqldriver.TextSnapshot) bool {
+	c, hdr := sq.LoadTextSnapshot(ctx, conn, func(h sqldriver.TextSnapshot) bool {
 		var e, m int64
 		if _, err := fmt.Sscanf(h.Tag, "%d:%d", &e, &m); err != nil || snapshotTag(e, m) != h.Tag {
 			return false
 		}
 		from = m
 		return e == epoch && m <= maxRow
-	})
-	if err == nil && data != nil {
-		var c *textcache.Cache
-		if c, err = textcache.Decode(data); err == nil {
-			return c, from, time.Unix(hdr.Written, 0)
-		}
+	}, log)
+	if c == nil {
+		return nil, 0, time.Time{}
 	}
-	if err != nil && ctx.Err() == nil {
-		log.Warn("sqlite: the stored text snapshot cannot be read; reading every record", "err", err)
-	}
-	return nil, 0, time.Time{}
+	return c, from, time.Unix(hdr.Written, 0)
 }
 
-// maybeSnapshot starts writing a snapshot of the text cache in the
-// background when one is due.
+// maybeSnapshot starts storing a snapshot of the text cache in the
+// background when one is due, unless the database is in memory.
 func (d *Driver) maybeSnapshot() {
-	c := &d.tc
-	c.mu.RLock()
-	due := c.c != nil && !d.inMemory && c.meter.Due(time.Now(), c.c.Len())
-	c.mu.RUnlock()
-	if due {
-		d.chores.Start("text snapshot", d.writeSnapshot)
+	if !d.inMemory {
+		sq.MaybeStoreTextSnapshot(&d.chores, &d.tc.TextCache, d.tc.tag, d.inTx, d.log)
 	}
 }
 
-// writeSnapshot stores a snapshot of the text cache, as a chore: its
-// failures are logged.
-func (d *Driver) writeSnapshot(ctx context.Context) {
-	if err := d.storeSnapshot(ctx); err != nil && ctx.Err() == nil {
-		d.log.Warn("sqlite: write the text snapshot", "err", err)
-	}
-}
-
-// storeSnapshot encodes the text cache, unless it is unloaded, and stores
-// it, each chunk in an immediate transaction of its own.
+// storeSnapshot stores a snapshot of the text cache now.
 func (d *Driver) storeSnapshot(ctx context.Context) error {
-	c := &d.tc
-	c.mu.RLock()
-	if c.c == nil {
-		c.mu.RUnlock()
-		return nil
-	}
-	tag, mark := snapshotTag(c.epoch, c.maxRow), c.meter.Mark()
-	data := c.c.Encode(nil)
-	c.mu.RUnlock()
-	at := time.Now()
-	err := sq.WriteTextSnapshot(ctx, func(ctx context.Context, fn func(sqldriver.Queryer) error) error {
-		return d.write(ctx, func(conn *sqlx.Conn) error { return fn(conn) })
-	}, tag, data)
-	if err != nil {
-		return err
-	}
-	d.log.Debug("sqlite: wrote the text snapshot", "tag", tag, "bytes", len(data))
-	c.mu.Lock()
-	c.meter.Stored(mark, at)
-	c.mu.Unlock()
-	return nil
+	return sq.StoreTextSnapshot(ctx, &d.tc.TextCache, d.tc.tag, d.inTx)
+}
+
+// tag returns the tag of a snapshot of c: its epoch and largest rowid.
+// The caller holds c.Mu.
+func (c *textCache) tag() string { return snapshotTag(c.epoch, c.maxRow) }
+
+// inTx runs fn in an immediate transaction (see write).
+func (d *Driver) inTx(ctx context.Context, fn func(sqldriver.Queryer) error) error {
+	return d.write(ctx, func(conn *sqlx.Conn) error { return fn(conn) })
 }

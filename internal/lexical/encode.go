@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/varint"
 )
 
 // An Index's encoding, as Encode writes it and DecodeIndex reads it: the
@@ -40,18 +41,11 @@ const (
 // order they were added in). Removed documents are left out. Terms are
 // written in byte order, so equal indexes encode alike. It only reads x.
 func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
-	newID := make([]int32, len(x.refs))
-	refs := make([]R, 0, len(x.ids))
+	newID, refs, lens := x.live()
 	dst = append(dst, indexMagic...)
 	dst = append(dst, indexFormat)
-	dst = binary.AppendUvarint(dst, uint64(len(x.ids)))
-	for id, l := range x.lens {
-		if l < 0 {
-			newID[id] = -1
-			continue
-		}
-		newID[id] = int32(len(refs))
-		refs = append(refs, x.refs[id])
+	dst = binary.AppendUvarint(dst, uint64(len(refs)))
+	for _, l := range lens {
 		dst = binary.AppendUvarint(dst, uint64(l))
 	}
 	terms := make([]string, 0, len(x.postings))
@@ -99,48 +93,50 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 // document. Whatever the input, it allocates memory in proportion to
 // len(data) and len(refs), and never panics.
 func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
-	d := decoder{b: data}
+	d := varint.Reader{Fail: func(format string, args ...any) error {
+		return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
+	}}
 	if len(data) < len(indexMagic)+1 || string(data[:len(indexMagic)]) != indexMagic {
-		return nil, d.fail("not an encoded index")
+		return nil, d.Fail("not an encoded index")
 	}
 	if data[len(indexMagic)] != indexFormat {
-		return nil, d.fail("index format %d, this code reads %d", data[len(indexMagic)], indexFormat)
+		return nil, d.Fail("index format %d, this code reads %d", data[len(indexMagic)], indexFormat)
 	}
-	d.b = data[len(indexMagic)+1:]
-	docs, err := d.count(1, "documents")
+	d.B = data[len(indexMagic)+1:]
+	docs, err := d.Count(1, "documents")
 	if err != nil {
 		return nil, err
 	}
 	if docs != len(refs) {
-		return nil, d.fail("%d documents, but %d references", docs, len(refs))
+		return nil, d.Fail("%d documents, but %d references", docs, len(refs))
 	}
 	x := &Index[R]{ids: make(map[R]int32, docs), refs: refs, lens: make([]int32, docs),
 		postings: map[string]*postings{}, counts: map[string]int{}}
 	for id := range docs {
-		l, err := d.uvarint("a document length")
+		l, err := d.Uvarint("a document length")
 		if err != nil {
 			return nil, err
 		}
 		if l > math.MaxInt32 {
-			return nil, d.fail("document %d has length %d", id, l)
+			return nil, d.Fail("document %d has length %d", id, l)
 		}
 		x.lens[id] = int32(l)
 		x.length += int(l)
 		x.ids[refs[id]] = int32(id)
 		if len(x.ids) != id+1 {
-			return nil, d.fail("a reference is given for two documents")
+			return nil, d.Fail("a reference is given for two documents")
 		}
 	}
 	// A term takes at least 4 bytes: its length, a byte, a count and one
 	// posting of 2 bytes at the least, so 5.
-	terms, err := d.count(5, "terms")
+	terms, err := d.Count(5, "terms")
 	if err != nil {
 		return nil, err
 	}
 	// Every posting takes at least 2 bytes. They share one array, each
 	// term's list capped at its end, so that a later Add reallocates it
 	// rather than overwrite the next term's.
-	total, err := d.count(2, "postings")
+	total, err := d.Count(2, "postings")
 	if err != nil {
 		return nil, err
 	}
@@ -150,44 +146,44 @@ func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
 	sums := make([]int64, docs) // each document's term counts, added up
 	last := ""                  // the previous term
 	for ti := range terms {
-		n, err := d.count(1, "term bytes")
+		n, err := d.Count(1, "term bytes")
 		if err != nil {
 			return nil, err
 		}
 		if n == 0 || n > maxTermBytes {
-			return nil, d.fail("a term of %d bytes", n)
+			return nil, d.Fail("a term of %d bytes", n)
 		}
-		t := string(d.b[:n])
-		d.b = d.b[n:]
+		t := string(d.B[:n])
+		d.B = d.B[n:]
 		if t <= last && len(x.postings) > 0 {
-			return nil, d.fail("term %q after %q: terms out of order", t, last)
+			return nil, d.Fail("term %q after %q: terms out of order", t, last)
 		}
 		last = t
-		df, err := d.count(2, "postings")
+		df, err := d.Count(2, "postings")
 		if err != nil {
 			return nil, err
 		}
 		if df == 0 || df > docs || df > len(all) {
-			return nil, d.fail("term %q is held by %d of %d documents, beyond the postings counted", t, df, docs)
+			return nil, d.Fail("term %q is held by %d of %d documents, beyond the postings counted", t, df, docs)
 		}
 		p := &lists[ti]
 		p.list, all = all[:df:df], all[df:]
 		id := int64(-1)
 		for i := range p.list {
-			gap, err := d.uvarint("a posting")
+			gap, err := d.Uvarint("a posting")
 			if err != nil {
 				return nil, err
 			}
-			tf, err := d.uvarint("a term frequency")
+			tf, err := d.Uvarint("a term frequency")
 			if err != nil {
 				return nil, err
 			}
 			if gap >= uint64(docs) || id+1+int64(gap) >= int64(docs) {
-				return nil, d.fail("term %q lists a document beyond the %d", t, docs)
+				return nil, d.Fail("term %q lists a document beyond the %d", t, docs)
 			}
 			id += 1 + int64(gap)
 			if tf == 0 || tf > uint64(x.lens[id]) {
-				return nil, d.fail("term %q occurs %d times in document %d of length %d", t, tf, id, x.lens[id])
+				return nil, d.Fail("term %q occurs %d times in document %d of length %d", t, tf, id, x.lens[id])
 			}
 			sums[id] += int64(tf)
 			p.list[i] = posting{id: int32(id), tf: int32(tf)}
@@ -196,48 +192,15 @@ func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
 		x.postings[t] = p
 	}
 	if len(all) != 0 {
-		return nil, d.fail("%d postings fewer than counted", len(all))
+		return nil, d.Fail("%d postings fewer than counted", len(all))
 	}
-	if len(d.b) != 0 {
-		return nil, d.fail("%d bytes after the index", len(d.b))
+	if len(d.B) != 0 {
+		return nil, d.Fail("%d bytes after the index", len(d.B))
 	}
 	for id, s := range sums {
 		if s != int64(x.lens[id]) {
-			return nil, d.fail("document %d has length %d, but its terms occur %d times", id, x.lens[id], s)
+			return nil, d.Fail("document %d has length %d, but its terms occur %d times", id, x.lens[id], s)
 		}
 	}
 	return x, nil
-}
-
-// decoder reads unsigned varints off b, refusing what runs past its end.
-type decoder struct{ b []byte }
-
-func (d *decoder) fail(format string, args ...any) error {
-	return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
-}
-
-// uvarint reads one unsigned varint, named what in errors.
-func (d *decoder) uvarint(what string) (uint64, error) {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 || n > 1 && d.b[n-1] == 0 {
-		// Not a varint, or a longer one than its value needs (which
-		// Encode never writes, so an encoding reads one way only).
-		return 0, d.fail("%s is cut short or malformed", what)
-	}
-	d.b = d.b[n:]
-	return v, nil
-}
-
-// count reads a count of items that take at least size bytes each, and
-// refuses one the remaining bytes cannot hold: what is allocated for the
-// items is then bounded by the input's length.
-func (d *decoder) count(size int, what string) (int, error) {
-	v, err := d.uvarint(what)
-	if err != nil {
-		return 0, err
-	}
-	if v > uint64(len(d.b)/size) {
-		return 0, d.fail("%d %s in %d bytes", v, what, len(d.b))
-	}
-	return int(v), nil
 }

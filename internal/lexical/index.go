@@ -102,18 +102,7 @@ func (x *Index[R]) Remove(ref R) bool {
 // compact drops the postings of removed documents and renumbers the live
 // ones, keeping their order.
 func (x *Index[R]) compact() {
-	newID := make([]int32, len(x.refs))
-	refs := make([]R, 0, len(x.ids))
-	lens := make([]int32, 0, len(x.ids))
-	for id, l := range x.lens {
-		if l < 0 {
-			newID[id] = -1
-			continue
-		}
-		newID[id] = int32(len(refs))
-		refs = append(refs, x.refs[id])
-		lens = append(lens, l)
-	}
+	newID, refs, lens := x.live()
 	for t, p := range x.postings {
 		out := p.list[:0]
 		p.total = 0
@@ -133,6 +122,25 @@ func (x *Index[R]) compact() {
 		x.ids[ref] = newID[id]
 	}
 	x.refs, x.lens, x.dead = refs, lens, 0
+}
+
+// live numbers the live documents anew, keeping their order: it returns
+// each document's new id by old id (-1 once removed), and the live
+// documents' references and lengths by new id.
+func (x *Index[R]) live() (newID []int32, refs []R, lens []int32) {
+	newID = make([]int32, len(x.refs))
+	refs = make([]R, 0, len(x.ids))
+	lens = make([]int32, 0, len(x.ids))
+	for id, l := range x.lens {
+		if l < 0 {
+			newID[id] = -1
+			continue
+		}
+		newID[id] = int32(len(refs))
+		refs = append(refs, x.refs[id])
+		lens = append(lens, l)
+	}
+	return newID, refs, lens
 }
 
 // Has reports whether ref is indexed.

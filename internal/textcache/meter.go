@@ -22,6 +22,11 @@ var (
 // zero Meter is of a cache no snapshot matches. A Meter is not safe for
 // concurrent use: it goes with its cache, under the cache's lock.
 type Meter struct {
+	// MaxAge, when not zero, is the age at which a stored snapshot is due
+	// again once any record changed: for a driver whose snapshots serve
+	// new handles for a while only.
+	MaxAge time.Duration
+
 	changes int64     // records changed, in all
 	valid   bool      // a stored snapshot matches the content as it was at stored
 	stored  int64     // changes when it did
@@ -67,17 +72,22 @@ func (m *Meter) Age(now time.Time) time.Duration { return now.Sub(m.at) }
 
 // Due reports whether a cache of size records, so metered, is worth a
 // snapshot at now: it holds at least SnapshotMinRecords, and no stored
-// snapshot matches it, or the stored one was made stale or lags an
-// eighth of its records (at least SnapshotMinChanges) behind and was
-// written at least SnapshotMinInterval ago.
+// snapshot matches it, or the stored one was made stale, is older than
+// MaxAge with a record changed since, or lags an eighth of its records
+// (at least SnapshotMinChanges) behind, and was written at least
+// SnapshotMinInterval ago.
 func (m *Meter) Due(now time.Time, size int) bool {
+	age := now.Sub(m.at)
+	changed := m.changes - m.stored
 	switch {
 	case size < SnapshotMinRecords:
 		return false
 	case !m.valid:
 		return true
-	case now.Sub(m.at) < SnapshotMinInterval:
+	case age < SnapshotMinInterval:
 		return false
+	case m.MaxAge > 0 && age >= m.MaxAge && changed > 0:
+		return true
 	}
-	return m.stale > m.stored || m.changes-m.stored >= int64(max(SnapshotMinChanges, size/8))
+	return m.stale > m.stored || changed >= int64(max(SnapshotMinChanges, size/8))
 }

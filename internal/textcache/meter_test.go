@@ -57,4 +57,17 @@ func TestMeter(t *testing.T) {
 	if !m.Due(t0, 8000) {
 		t.Error("a cache loaded from the records is not due")
 	}
+
+	aged := Meter{MaxAge: time.Hour}
+	aged.Loaded(t0, 0)
+	if aged.Due(t0.Add(2*time.Hour), 8000) {
+		t.Error("an old snapshot of a cache unchanged since is due")
+	}
+	aged.Changed(1)
+	if aged.Due(t0.Add(time.Hour-time.Second), 8000) {
+		t.Error("a snapshot younger than MaxAge, one record behind, is due")
+	}
+	if !aged.Due(t0.Add(time.Hour), 8000) {
+		t.Error("a snapshot MaxAge old, one record behind, is not due")
+	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/varint"
 )
 
 // A snapshot is a Cache's content encoded (Encode), for a driver to store
@@ -24,7 +25,7 @@ import (
 //	  index              its lexical.Index, encoded (Index.Encode)
 //
 // Strings are a uvarint length and the bytes, counts uvarints, times
-// zig-zag varints.
+// zig-zag varints (package varint).
 const (
 	snapshotMagic  = "ATC"
 	snapshotFormat = 1
@@ -40,21 +41,21 @@ func (c *Cache) Encode(dst []byte) []byte {
 	slices.SortFunc(writers, compareIdentity)
 	dst = append(dst, snapshotMagic...)
 	dst = append(dst, snapshotFormat)
-	dst = appendString(dst, lexical.AnalyzerVersion())
+	dst = varint.AppendString(dst, lexical.AnalyzerVersion())
 	dst = binary.AppendUvarint(dst, uint64(len(c.byKey)))
 	dst = binary.AppendUvarint(dst, uint64(len(writers)))
 	var index []byte
 	for _, w := range writers {
 		for _, s := range identityFields(&w) {
-			dst = appendString(dst, *s)
+			dst = varint.AppendString(dst, *s)
 		}
 		var refs []*Row
 		index, refs = c.groups[w].x.Encode(index[:0])
 		dst = binary.AppendUvarint(dst, uint64(len(refs)))
 		for _, r := range refs {
-			dst = appendString(dst, r.ID)
-			dst = appendString(dst, string(r.Kind))
-			dst = appendString(dst, r.Key)
+			dst = varint.AppendString(dst, r.ID)
+			dst = varint.AppendString(dst, string(r.Kind))
+			dst = varint.AppendString(dst, r.Key)
 			dst = binary.AppendVarint(dst, r.Created)
 			dst = binary.AppendVarint(dst, r.Expires)
 		}
@@ -75,29 +76,31 @@ func (c *Cache) Encode(dst []byte) []byte {
 // The records of a decoded cache share allocations: a record removed
 // later keeps its memory until every record decoded with it is gone.
 func Decode(data []byte) (*Cache, error) {
-	d := reader{b: data}
+	d := varint.Reader{Fail: func(format string, args ...any) error {
+		return memory.Errorf(memory.ErrInvalidArgument, "textcache: decode snapshot: "+format, args...)
+	}}
 	if len(data) < len(snapshotMagic)+1 || string(data[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, d.fail("not a text cache snapshot")
+		return nil, d.Fail("not a text cache snapshot")
 	}
 	if data[len(snapshotMagic)] != snapshotFormat {
-		return nil, d.fail("snapshot format %d, this code reads %d", data[len(snapshotMagic)], snapshotFormat)
+		return nil, d.Fail("snapshot format %d, this code reads %d", data[len(snapshotMagic)], snapshotFormat)
 	}
-	d.b = data[len(snapshotMagic)+1:]
-	analyzer, err := d.string("the analyzer version")
+	d.B = data[len(snapshotMagic)+1:]
+	analyzer, err := d.String("the analyzer version")
 	if err != nil {
 		return nil, err
 	}
 	if analyzer != lexical.AnalyzerVersion() {
-		return nil, d.fail("analysed by analyzer %s, this code's is %s", analyzer, lexical.AnalyzerVersion())
+		return nil, d.Fail("analysed by analyzer %s, this code's is %s", analyzer, lexical.AnalyzerVersion())
 	}
 	// A record takes at least 5 bytes (an id of one byte, an empty kind
 	// and key, two times), a writer at least 7 (six empty strings and a
 	// count).
-	total, err := d.count(5, "records")
+	total, err := d.Count(5, "records")
 	if err != nil {
 		return nil, err
 	}
-	groups, err := d.count(7, "writers")
+	groups, err := d.Count(7, "writers")
 	if err != nil {
 		return nil, err
 	}
@@ -106,19 +109,19 @@ func Decode(data []byte) (*Cache, error) {
 	for range groups {
 		var w memory.Identity
 		for _, s := range identityFields(&w) {
-			if *s, err = d.string("an identity"); err != nil {
+			if *s, err = d.String("an identity"); err != nil {
 				return nil, err
 			}
 		}
 		if c.groups[w] != nil {
-			return nil, d.fail("writer %+v twice", w)
+			return nil, d.Fail("writer %+v twice", w)
 		}
-		n, err := d.count(5, "records of a writer")
+		n, err := d.Count(5, "records of a writer")
 		if err != nil {
 			return nil, err
 		}
 		if len(c.byKey)+n > total {
-			return nil, d.fail("more records than the %d counted", total)
+			return nil, d.Fail("more records than the %d counted", total)
 		}
 		g := &group{id: w}
 		slab := make([]Row, n)
@@ -126,10 +129,10 @@ func Decode(data []byte) (*Cache, error) {
 		for i := range slab {
 			r := &slab[i]
 			r.g = g
-			if r.ID, err = d.string("an id"); err != nil {
+			if r.ID, err = d.String("an id"); err != nil {
 				return nil, err
 			}
-			kind, err := d.bytes("a kind")
+			kind, err := d.Bytes("a kind")
 			if err != nil {
 				return nil, err
 			}
@@ -137,23 +140,23 @@ func Decode(data []byte) (*Cache, error) {
 				r.Kind = memory.Kind(kind)
 				kinds[string(r.Kind)], c.kinds[r.Kind] = r.Kind, r.Kind
 			}
-			if r.Key, err = d.string("a key"); err != nil {
+			if r.Key, err = d.String("a key"); err != nil {
 				return nil, err
 			}
-			if r.Created, err = d.varint("a creation time"); err != nil {
+			if r.Created, err = d.Varint("a creation time"); err != nil {
 				return nil, err
 			}
-			if r.Expires, err = d.varint("an expiry"); err != nil {
+			if r.Expires, err = d.Varint("an expiry"); err != nil {
 				return nil, err
 			}
 			before := len(c.byKey)
 			c.byKey[Key{w.Tenant, r.ID}] = r
 			if len(c.byKey) == before {
-				return nil, d.fail("record %q of tenant %q twice", r.ID, w.Tenant)
+				return nil, d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)
 			}
 			refs[i] = r
 		}
-		index, err := d.bytes("an index")
+		index, err := d.Bytes("an index")
 		if err != nil {
 			return nil, err
 		}
@@ -165,10 +168,10 @@ func Decode(data []byte) (*Cache, error) {
 		}
 	}
 	if len(c.byKey) != total {
-		return nil, d.fail("%d records, but %d counted", len(c.byKey), total)
+		return nil, d.Fail("%d records, but %d counted", len(c.byKey), total)
 	}
-	if len(d.b) != 0 {
-		return nil, d.fail("%d bytes after the snapshot", len(d.b))
+	if len(d.B) != 0 {
+		return nil, d.Fail("%d bytes after the snapshot", len(d.B))
 	}
 	return c, nil
 }
@@ -186,63 +189,4 @@ func compareIdentity(a, b memory.Identity) int {
 		}
 	}
 	return 0
-}
-
-func appendString(dst []byte, s string) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(s)))
-	return append(dst, s...)
-}
-
-// reader reads a snapshot's values off b, refusing what runs past its end.
-type reader struct{ b []byte }
-
-func (d *reader) fail(format string, args ...any) error {
-	return memory.Errorf(memory.ErrInvalidArgument, "textcache: decode snapshot: "+format, args...)
-}
-
-func (d *reader) uvarint(what string) (uint64, error) {
-	v, n := binary.Uvarint(d.b)
-	if n <= 0 {
-		return 0, d.fail("%s is cut short or malformed", what)
-	}
-	d.b = d.b[n:]
-	return v, nil
-}
-
-func (d *reader) varint(what string) (int64, error) {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		return 0, d.fail("%s is cut short or malformed", what)
-	}
-	d.b = d.b[n:]
-	return v, nil
-}
-
-// count reads a count of items that take at least size bytes each, and
-// refuses one the remaining bytes cannot hold.
-func (d *reader) count(size int, what string) (int, error) {
-	v, err := d.uvarint(what)
-	if err != nil {
-		return 0, err
-	}
-	if v > uint64(len(d.b)/size) {
-		return 0, d.fail("%d %s in %d bytes", v, what, len(d.b))
-	}
-	return int(v), nil
-}
-
-// bytes reads a length and that many bytes, which alias the input.
-func (d *reader) bytes(what string) ([]byte, error) {
-	n, err := d.count(1, what)
-	if err != nil {
-		return nil, err
-	}
-	b := d.b[:n]
-	d.b = d.b[n:]
-	return b, nil
-}
-
-func (d *reader) string(what string) (string, error) {
-	b, err := d.bytes(what)
-	return string(b), err
 }

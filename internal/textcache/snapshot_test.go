@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/varint"
 )
 
 // randomCache returns a cache of n random records of a few writers, some
@@ -137,7 +138,7 @@ func TestDecodeRefuses(t *testing.T) {
 			t.Fatalf("Decode with byte %d changed = %v, want nil or ErrInvalidArgument", i, err)
 		}
 	}
-	other := append([]byte(snapshotMagic+"\x01"), appendString(nil, "0-another")...)
+	other := append([]byte(snapshotMagic+"\x01"), varint.AppendString(nil, "0-another")...)
 	other = append(other, good[len(other):]...)
 	if _, err := Decode(other); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("Decode of another analyzer's snapshot = %v, want ErrInvalidArgument", err)

@@ -1,0 +1,130 @@
+package sqldriver
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/textcache"
+)
+
+// TextCache is what a SQL driver keeps for text search: the records'
+// analysed texts (textcache.Cache), the lock that guards them, and how
+// far they are from the stored snapshot. Each driver adds what its cache
+// is current at: SQLite an epoch and a rowid, PostgreSQL a pg_snapshot.
+type TextCache struct {
+	Mu sync.RWMutex
+	// C is the texts; nil until loaded.
+	C *textcache.Cache
+	// Meter says when a snapshot of C is due.
+	Meter textcache.Meter
+	// Loads counts the times C was loaded, Snaps those of them that read
+	// a stored snapshot, for tests.
+	Loads, Snaps int
+}
+
+// TextSearch is how a driver's SearchText runs; see SQL.SearchText.
+type TextSearch struct {
+	Gate  *Gate
+	Clock memory.Clock
+	Cache *TextCache
+	// Current brings Cache up to date, returning with Cache.Mu held
+	// shared unless it fails.
+	Current func(ctx context.Context) error
+	// After, when not nil, starts the driver's background work once a
+	// search has ranked.
+	After func()
+	// DB reads the winners, with Columns, the select list ScanRecord
+	// reads.
+	DB      RowsQueryer
+	Columns string
+}
+
+// SearchText is the driver contract's SearchText over a driver's text
+// cache: it checks the arguments, enters the gate, reads the clock, has
+// the cache brought up to date, ranks the texts of the writers q's
+// filter matches (textcache.Cache.Search), starts the driver's
+// background work and reads the winners (FetchMatches).
+func (s *SQL) SearchText(ctx context.Context, ts *TextSearch, q driver.Query, text string, k int) ([]driver.Match, error) {
+	if err := ts.Gate.Enter(ctx, s.d.Name, driver.CheckSearchText(q, text, k)); err != nil {
+		return nil, err
+	}
+	defer ts.Gate.Leave()
+	now, err := ts.Clock.Nanos()
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.Current(ctx); err != nil {
+		return nil, err
+	}
+	found, err := ts.Cache.C.Search(q, text, k, now)
+	ts.Cache.Mu.RUnlock()
+	if ts.After != nil {
+		ts.After()
+	}
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	return s.FetchMatches(ctx, ts.DB, ts.Columns, q.Filter.Identity.Tenant, found)
+}
+
+// LoadTextSnapshot returns, on q inside a read transaction, the cache the
+// stored text snapshot holds and its description, when it was analysed
+// as this code analyses and use accepts its description (see
+// ReadTextSnapshot); nil when there is no such snapshot, or it cannot be
+// read or decoded, which is logged to log.
+func (s *SQL) LoadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnapshot) bool, log *slog.Logger) (*textcache.Cache, TextSnapshot) {
+	hdr, data, err := s.ReadTextSnapshot(ctx, q, use)
+	if err == nil && data != nil {
+		var c *textcache.Cache
+		if c, err = textcache.Decode(data); err == nil {
+			return c, hdr
+		}
+	}
+	if err != nil && ctx.Err() == nil {
+		log.Warn(s.d.Name+": the stored text snapshot cannot be read; reading every record", "err", err)
+	}
+	return nil, hdr
+}
+
+// StoreTextSnapshot encodes tc's texts, unless they are unloaded, tagged
+// with what tag returns (called with tc.Mu held shared), stores them as
+// WriteTextSnapshot does through inTx, and tells tc.Meter.
+func (s *SQL) StoreTextSnapshot(ctx context.Context, tc *TextCache, tag func() string, inTx func(context.Context, func(Queryer) error) error) error {
+	tc.Mu.RLock()
+	if tc.C == nil {
+		tc.Mu.RUnlock()
+		return nil
+	}
+	t, mark := tag(), tc.Meter.Mark()
+	data := tc.C.Encode(nil)
+	tc.Mu.RUnlock()
+	at := time.Now()
+	if err := s.WriteTextSnapshot(ctx, inTx, t, data); err != nil {
+		return err
+	}
+	tc.Mu.Lock()
+	tc.Meter.Stored(mark, at)
+	tc.Mu.Unlock()
+	return nil
+}
+
+// MaybeStoreTextSnapshot starts StoreTextSnapshot as one of chores when
+// tc's texts are loaded and a snapshot of them is due (textcache.Meter),
+// logging its failure to log.
+func (s *SQL) MaybeStoreTextSnapshot(chores *Chores, tc *TextCache, tag func() string, inTx func(context.Context, func(Queryer) error) error, log *slog.Logger) {
+	tc.Mu.RLock()
+	due := tc.C != nil && tc.Meter.Due(time.Now(), tc.C.Len())
+	tc.Mu.RUnlock()
+	if !due {
+		return
+	}
+	chores.Start("text snapshot", func(ctx context.Context) {
+		if err := s.StoreTextSnapshot(ctx, tc, tag, inTx); err != nil && ctx.Err() == nil {
+			log.Warn(s.d.Name+": write the text snapshot", "err", err)
+		}
+	})
+}
