@@ -60,7 +60,8 @@ func conformance(place func(t *testing.T) (typedcorev1.ConfigMapsGetter, string)
 			}
 			return open(t, opt)
 		},
-		Sweeper: true,
+		Sweeper:    true,
+		TextSearch: true,
 		PerAgent: &backendtest.PerAgent{
 			Agent: func(d driver.Driver, name string) string {
 				return configmap.AgentScheme + d.(*configmap.Driver).Namespace() + "/" + name

@@ -95,7 +95,8 @@
 // memory.ErrInvalidArgument when it does; one agent's records fit in
 // 1 MiB; and the store's vector dimension lives in the records, so it is
 // forgotten once every record is deleted. It has no compare-and-swap,
-// vector search or work queue.
+// vector search or work queue. It has text search (SearchText), which
+// indexes the ConfigMaps it reads for each search alone.
 //
 // TestConformance runs the conformance suite (backend/backendtest) on the
 // fake clientset and on the real API server, declaring these narrowings
@@ -104,8 +105,8 @@
 // namespace, and splits their batches per agent; so these checks run:
 // RoundTrip, Upsert, DocumentJSON, DeterministicIDs, Ordering, Isolation,
 // ListNarrowing, ForgetEveryLevel, DeleteNarrowing, Expiry, Sweep,
-// Concurrency, Close, CancelledContext, BadBatches, BadQueries and
-// Versions. Two run in part and then skip: BadRecords checks every
+// Concurrency, Close, CancelledContext, BadBatches, BadQueries, Versions
+// and TextSearch. Two run in part and then skip: BadRecords checks every
 // invalid record, but not the records exactly at every limit, whose 1 MiB
 // document cannot fit in a 1 MiB ConfigMap; Vectors checks vector storage,
 // but not that the dimension outlives deleting every record. ForgetLarge
