@@ -149,45 +149,30 @@ static int amClose(sqlite3_file *f) {
   return METHODS(f)->xClose(REAL(f));
 }
 
-static int amRead(sqlite3_file *f, void *z, int amt, sqlite3_int64 off) {
-  FLUSHED(f);
-  return METHODS(f)->xRead(REAL(f), z, amt, off);
-}
-static int amTruncate(sqlite3_file *f, sqlite3_int64 size) {
-  FLUSHED(f);
-  return METHODS(f)->xTruncate(REAL(f), size);
-}
-static int amSync(sqlite3_file *f, int flags) {
-  FLUSHED(f);
-  return METHODS(f)->xSync(REAL(f), flags);
-}
-static int amFileSize(sqlite3_file *f, sqlite3_int64 *size) {
-  FLUSHED(f);
-  return METHODS(f)->xFileSize(REAL(f), size);
-}
-static int amLock(sqlite3_file *f, int lock) {
-  FLUSHED(f);
-  return METHODS(f)->xLock(REAL(f), lock);
-}
-static int amUnlock(sqlite3_file *f, int lock) {
-  FLUSHED(f);
-  return METHODS(f)->xUnlock(REAL(f), lock);
-}
-static int amCheckReservedLock(sqlite3_file *f, int *out) {
-  FLUSHED(f);
-  return METHODS(f)->xCheckReservedLock(REAL(f), out);
-}
-static int amFileControl(sqlite3_file *f, int op, void *arg) {
-  FLUSHED(f);
-  return METHODS(f)->xFileControl(REAL(f), op, arg);
-}
+// FORWARD defines method name, which writes what the file holds back and
+// then calls the wrapped file's method xMethod.
+#define FORWARD(name, xMethod, params, args)         \
+  static int name params {                           \
+    FLUSHED(f);                                      \
+    return METHODS(f)->xMethod args;                 \
+  }
+FORWARD(amRead, xRead, (sqlite3_file *f, void *z, int amt, sqlite3_int64 off), (REAL(f), z, amt, off))
+FORWARD(amTruncate, xTruncate, (sqlite3_file *f, sqlite3_int64 size), (REAL(f), size))
+FORWARD(amSync, xSync, (sqlite3_file *f, int flags), (REAL(f), flags))
+FORWARD(amFileSize, xFileSize, (sqlite3_file *f, sqlite3_int64 *size), (REAL(f), size))
+FORWARD(amLock, xLock, (sqlite3_file *f, int lock), (REAL(f), lock))
+FORWARD(amUnlock, xUnlock, (sqlite3_file *f, int lock), (REAL(f), lock))
+FORWARD(amCheckReservedLock, xCheckReservedLock, (sqlite3_file *f, int *out), (REAL(f), out))
+FORWARD(amFileControl, xFileControl, (sqlite3_file *f, int op, void *arg), (REAL(f), op, arg))
+FORWARD(amShmMap, xShmMap, (sqlite3_file *f, int pg, int size, int extend, void volatile **pp), (REAL(f), pg, size, extend, pp))
+FORWARD(amShmUnmap, xShmUnmap, (sqlite3_file *f, int deleteFlag), (REAL(f), deleteFlag))
+FORWARD(amFetch, xFetch, (sqlite3_file *f, sqlite3_int64 off, int amt, void **pp), (REAL(f), off, amt, pp))
+FORWARD(amUnfetch, xUnfetch, (sqlite3_file *f, sqlite3_int64 off, void *pg), (REAL(f), off, pg))
+
+// Sizes and capabilities read no data.
 static int amSectorSize(sqlite3_file *f) { return METHODS(f)->xSectorSize(REAL(f)); }
 static int amDeviceCharacteristics(sqlite3_file *f) {
   return METHODS(f)->xDeviceCharacteristics(REAL(f));
-}
-static int amShmMap(sqlite3_file *f, int pg, int size, int extend, void volatile **pp) {
-  FLUSHED(f);
-  return METHODS(f)->xShmMap(REAL(f), pg, size, extend, pp);
 }
 
 // amShmLock is called on the main database file. When its connection
@@ -204,18 +189,6 @@ static int amShmLock(sqlite3_file *f, int ofst, int n, int flags) {
   return METHODS(f)->xShmLock(REAL(f), ofst, n, flags);
 }
 static void amShmBarrier(sqlite3_file *f) { METHODS(f)->xShmBarrier(REAL(f)); }
-static int amShmUnmap(sqlite3_file *f, int deleteFlag) {
-  FLUSHED(f);
-  return METHODS(f)->xShmUnmap(REAL(f), deleteFlag);
-}
-static int amFetch(sqlite3_file *f, sqlite3_int64 off, int amt, void **pp) {
-  FLUSHED(f);
-  return METHODS(f)->xFetch(REAL(f), off, amt, pp);
-}
-static int amUnfetch(sqlite3_file *f, sqlite3_int64 off, void *pg) {
-  FLUSHED(f);
-  return METHODS(f)->xUnfetch(REAL(f), off, pg);
-}
 
 // amMethods[v-1] is the method table of version v, the version of the
 // wrapped file's.
