@@ -255,7 +255,9 @@ func (c connector) Driver() sqlconn.Driver { return c.drv }
 // _txlock: the driver begins its writes with BEGIN IMMEDIATE itself and
 // serialises them within the process. The WAL is checkpointed by SQLite's
 // automatic checkpoints on the committing connection, not in the
-// background as with Open. An in-memory database must be
+// background as with Open, and written through the handle's VFS (SQLite's
+// default unless the DSN names another), not Open's agentmem-wal, so a
+// commit costs SQLite's two system calls a page. An in-memory database must be
 // limited to one connection (db.SetMaxOpenConns(1)), since each connection
 // to ":memory:" is a database of its own; New refuses it otherwise.
 func New(db *sqlx.DB, opt Options) (*Driver, error) {
