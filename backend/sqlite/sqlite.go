@@ -37,8 +37,9 @@
 // commit reach the WAL file in two system calls (one more per 120 KiB
 // past the first) where SQLite makes two a page; walvfs.go explains why
 // no reader, process or crash can tell. The bytes, their order and the
-// syncs are SQLite's, and the file is an ordinary SQLite database, which
-// any program opens as usual.
+// syncs are SQLite's (the uncommitted frames of a rolled-back transaction
+// aside, which are not written), and the file is an ordinary SQLite
+// database, which any program opens as usual.
 //
 // # Schema
 //

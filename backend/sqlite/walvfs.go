@@ -41,8 +41,9 @@ import (
 //     them (one that spilled pages and rolled back). They are dropped, not
 //     written later over frames another writer may have written since.
 //
-// The writes are SQLite's, byte for byte and in order; only their number
-// of system calls changes.
+// The writes are SQLite's, byte for byte and in order, but for those
+// dropped frames, which nothing reads; only their number of system calls
+// changes.
 const walVFS = "agentmem-wal"
 
 var registerWALVFS = sync.OnceValue(func() error {
