@@ -39,8 +39,9 @@ type Options struct {
 	// means time.Now.
 	Clock memory.Clock
 	// Logger receives debug records of opening and schema migrations, and
-	// warnings about failed background checkpoints and connections
-	// discarded after a failed rollback. Nil discards them.
+	// warnings about failed background checkpoints, connections discarded
+	// after a failed rollback and a writer that cannot use the
+	// agentmem-wal VFS. Nil discards them.
 	Logger *slog.Logger
 	// BusyTimeout is how long Open's connections wait for a lock held by
 	// another process; zero means DefaultBusyTimeout. New leaves the

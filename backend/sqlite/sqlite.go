@@ -32,6 +32,15 @@
 // commit and survives power loss as well, at the price of one fsync per
 // Put.
 //
+// Open's writer connection writes the WAL through a VFS of this package's
+// own, agentmem-wal: SQLite's default VFS, except that the frames of a
+// commit reach the WAL file in two system calls (one more per 120 KiB
+// past the first) where SQLite makes two a page; walvfs.go explains why
+// no reader, process or crash can tell. The bytes, their order and the
+// syncs are SQLite's (the uncommitted frames of a rolled-back transaction
+// aside, which are not written), and the file is an ordinary SQLite
+// database, which any program opens as usual.
+//
 // # Schema
 //
 // The driver creates its tables on first use and records their version in
@@ -137,7 +146,8 @@ var (
 // so that commits only append to the WAL. Every connection has the busy
 // timeout and a statement cache; the writer and the readers map the file
 // into memory for reads; the writer runs synchronous=NORMAL (FULL with
-// Options.SyncFull). The schema
+// Options.SyncFull) and writes the WAL through the agentmem-wal VFS (see
+// Durability in the package documentation). The schema
 // is created or migrated before Open returns. Opening reads the schema
 // version only, however large the file.
 //
@@ -179,6 +189,16 @@ func Open(path string, opt Options) (*Driver, error) {
 		return start(w, w, true, opt)
 	}
 
+	// The writer alone writes the WAL, so it alone opens the file through
+	// walVFS. Registering it fails only when SQLite's default VFS is older
+	// than version 3; the writer then writes the WAL as SQLite does.
+	if err := registerWALVFS(); err != nil {
+		if opt.Logger != nil {
+			opt.Logger.Warn("sqlite: writing the WAL without the agentmem-wal VFS", "err", err)
+		}
+	} else {
+		wp.Set("vfs", walVFS)
+	}
 	w := openDB(fileDSN(path, wp), func(c *sqlite3.SQLiteConn) error {
 		_, err := c.Exec("PRAGMA wal_autocheckpoint = "+strconv.Itoa(walBackstopPages)+"; PRAGMA mmap_size = "+strconv.Itoa(mmapBytes), nil)
 		return err
@@ -240,7 +260,9 @@ func (c connector) Driver() sqlconn.Driver { return c.drv }
 // _txlock: the driver begins its writes with BEGIN IMMEDIATE itself and
 // serialises them within the process. The WAL is checkpointed by SQLite's
 // automatic checkpoints on the committing connection, not in the
-// background as with Open. An in-memory database must be
+// background as with Open, and written through the handle's VFS (SQLite's
+// default unless the DSN names another), not Open's agentmem-wal, so a
+// commit costs SQLite's two system calls a page. An in-memory database must be
 // limited to one connection (db.SetMaxOpenConns(1)), since each connection
 // to ":memory:" is a database of its own; New refuses it otherwise.
 func New(db *sqlx.DB, opt Options) (*Driver, error) {
