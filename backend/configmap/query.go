@@ -15,17 +15,7 @@ import (
 // keeps in the namespace (List calls by label), so its cost grows with
 // all the agents' memory together.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := d.ready(ctx); err != nil {
-		return nil, err
-	}
-	if err := driver.CheckQuery(q); err != nil {
-		return nil, err
-	}
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-	objs, err := d.scope(ctx, q.Filter)
+	now, objs, err := d.read(ctx, driver.CheckQuery(q), q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -42,6 +32,24 @@ func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, err
 		out = out[:q.Limit]
 	}
 	return out, nil
+}
+
+// read is the start of a read: the driver open and ctx live, then the
+// arguments' check (bad), then the clock's reading (unix nanoseconds) and
+// the ConfigMaps that may hold records f matches (scope).
+func (d *Driver) read(ctx context.Context, bad error, f memory.Filter) (int64, []*object, error) {
+	if err := d.ready(ctx); err != nil {
+		return 0, nil, err
+	}
+	if bad != nil {
+		return 0, nil, bad
+	}
+	now, err := d.clock.Nanos()
+	if err != nil {
+		return 0, nil, err
+	}
+	objs, err := d.scope(ctx, f)
+	return now, objs, err
 }
 
 // Delete removes every record matching q, expired or not, and reports how

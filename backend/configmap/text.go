@@ -18,17 +18,7 @@ var _ driver.TextSearcher = (*Driver)(nil)
 // than reading it from the API server, and nothing is kept between
 // searches that could go stale when another replica writes.
 func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
-	if err := d.ready(ctx); err != nil {
-		return nil, err
-	}
-	if err := driver.CheckSearchText(q, text, k); err != nil {
-		return nil, err
-	}
-	now, err := d.clock.Nanos()
-	if err != nil {
-		return nil, err
-	}
-	objs, err := d.scope(ctx, q.Filter)
+	now, objs, err := d.read(ctx, driver.CheckSearchText(q, text, k), q.Filter)
 	if err != nil {
 		return nil, err
 	}
@@ -58,22 +48,14 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 		return q.Matches(r) && (r.Expires.IsZero() || r.Expires.UnixNano() > now)
 	}
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b textRef) bool { return driver.Newer(a.record(), b.record()) }))
-	hits, err := lexical.Search(&lq, parts, params, top, keep)
+	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
-	}
-	groups, err := lexical.GroupScores(&lq, parts, params)
-	if err != nil {
-		return nil, err
-	}
-	writerScore := make(map[*lexical.Index[textRef]]float64, len(parts))
-	for i, x := range parts {
-		writerScore[x] = groups[i]
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
 		r := h.Ref.record()
-		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: writerScore[byWriter[r.Identity]]}
+		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: groups[byWriter[r.Identity]]}
 	}
 	return out, nil
 }

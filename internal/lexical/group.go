@@ -10,18 +10,18 @@ package lexical
 // said matches the query, as a whole, which ranks a session that dwells
 // on a topic above one that mentions it once.
 //
-// scores[i] is the score of parts[i]; 0 for a nil or empty partition, or
-// one holding none of q's terms. A partition listed twice gets its score
-// twice but counts once in the collection. Rank over the partitions'
-// texts joined into one document each gives the same scores. It costs
+// The scores are by partition; a nil or empty partition, or one holding
+// none of q's terms, scores 0 (and may be left out). A partition listed
+// twice counts once. Rank over the partitions' texts joined into one
+// document each gives the same scores. It costs
 // time linear in len(parts) times q's terms, plus the postings of q's
 // terms in partitions holding removed documents. p must be valid
 // (Params.Validate).
-func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) ([]float64, error) {
+func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (map[*Index[R]]float64, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	scores := make([]float64, len(parts))
+	scores := make(map[*Index[R]]float64, len(parts))
 	if len(q.terms) == 0 {
 		return scores, nil
 	}
@@ -40,10 +40,22 @@ func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) ([]float64
 		st.AddDoc(x.length, tf)
 	}
 	sc := NewScorer(st, p)
-	for i, x := range parts {
-		if tf, ok := tfs[x]; ok {
-			scores[i] = sc.Score(x.length, tf)
+	for x, tf := range tfs {
+		if s := sc.Score(x.length, tf); s > 0 {
+			scores[x] = s
 		}
 	}
 	return scores, nil
+}
+
+// SearchGroups is Search and GroupScores of the same partitions in one
+// call, as the drivers' text searches make them: the hits, and each
+// partition's score as one document, by partition.
+func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], map[*Index[R]]float64, error) {
+	hits, err := Search(q, parts, p, top, keep)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, err := GroupScores(q, parts, p)
+	return hits, groups, err
 }

@@ -283,13 +283,14 @@ func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	for j, x := range withRepeat {
-		w := 0.0
-		if i := slices.Index(parts, x); i >= 0 {
-			w = want[i]
+	for i, x := range parts {
+		if got[x] != want[i] {
+			t.Fatalf("step %d, query %q: GroupScores of partition %d %v, Rank over the joined texts %v", step, query, i, got[x], want[i])
 		}
-		if got[j] != w {
-			t.Fatalf("step %d, query %q: GroupScores[%d] %v, Rank over the joined texts %v", step, query, j, got[j], w)
+	}
+	for x := range got {
+		if x == nil || !slices.Contains(searched, x) {
+			t.Fatalf("step %d: GroupScores scored a partition not searched", step)
 		}
 	}
 }

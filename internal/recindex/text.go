@@ -68,21 +68,13 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
 	lq := lexical.NewQuery(text)
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
-	hits, err := lexical.Search(&lq, parts, params, top, keep)
+	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
-	}
-	groups, err := lexical.GroupScores(&lq, parts, params)
-	if err != nil {
-		return nil, err
-	}
-	byText := make(map[*lexical.Index[*Entry[E, W]]]float64, len(parts))
-	for i, part := range parts {
-		byText[part] = groups[i]
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: byText[h.Ref.writer.text]}
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: groups[h.Ref.writer.text]}
 	}
 	return out, nil
 }

@@ -35,21 +35,13 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 		}
 		return a.ID > b.ID
 	}))
-	hits, err := lexical.Search(&lq, parts, params, top, keep)
+	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
-	}
-	groups, err := lexical.GroupScores(&lq, parts, params)
-	if err != nil {
-		return nil, err
-	}
-	byIndex := make(map[*lexical.Index[*Row]]float64, len(parts))
-	for i, x := range parts {
-		byIndex[x] = groups[i]
 	}
 	found := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		found[i] = driver.Match{Record: memory.Record{ID: h.Ref.ID}, Score: h.Score, WriterScore: byIndex[h.Ref.g.x]}
+		found[i] = driver.Match{Record: memory.Record{ID: h.Ref.ID}, Score: h.Score, WriterScore: groups[h.Ref.g.x]}
 	}
 	return found, nil
 }
