@@ -50,15 +50,20 @@ func growthCases(n int) map[string]string {
 
 // TestGrowth proves the worst case is O(n log n) by growth, not by a
 // clock limit: counting 4× the input may take at most 5× the time
-// (n log n gives 4.4× from 1 MiB to 4 MiB; a quadratic merge 16×). Each
+// (n log n gives 4.4× from 1 MiB to 4 MiB; a quadratic merge 16×), 8×
+// under the race detector. Each
 // time is the least of several runs, in CPU time of the counting thread.
 func TestGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test; -short skips it")
 	}
-	small, runs := 1<<20, 3
+	small, runs, limit := 1<<20, 3, 5.0
 	if raceEnabled {
-		small, runs = 128<<10, 3
+		// The race detector shadows every byte touched, so the larger
+		// input's working set leaves the CPU caches that hold the smaller
+		// one's, a constant factor on top of n log n that measured up to
+		// 5.2× in CI; a quadratic merge is still 16× and fails 8×.
+		small, runs, limit = 128<<10, 3, 8.0
 	}
 	smallCases, bigCases := growthCases(small), growthCases(4*small)
 	for kind := range smallCases {
@@ -88,14 +93,14 @@ func TestGrowth(t *testing.T) {
 		ts, tb := time.Duration(1<<63-1), time.Duration(1<<63-1)
 		for attempt := range 8 {
 			ts, tb = min(ts, timeOf(smallCases[kind])), min(tb, timeOf(bigCases[kind]))
-			if tb <= 5*ts {
+			if float64(tb) <= limit*float64(ts) {
 				break
 			}
 			time.Sleep(time.Duration(attempt+1) * 50 * time.Millisecond)
 		}
 		ratio := float64(tb) / float64(max(ts, time.Microsecond))
 		t.Logf("%-13s %s: %v for %d bytes, %v for 4×: ×%.2f", kind, enc, ts, len(smallCases[kind]), tb, ratio)
-		if ratio > 5 {
+		if ratio > limit {
 			t.Errorf("%s %s: 4× the input took %.1f× the time", kind, enc, ratio)
 		}
 	}
