@@ -161,6 +161,7 @@ Flags:
 		fmt.Fprintf(stderr, "agentmem-eval: unknown fusion %q; it is rank or score\n", *fusion)
 		return 2
 	}
+	// Bad recall options are bad usage: refuse them before reading any data.
 	if _, err := recall.New(backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{}), opt); err != nil {
 		fmt.Fprintf(stderr, "agentmem-eval: %v\n", err)
 		return 2
