@@ -84,7 +84,8 @@ type Record struct {
 	Key string
 	// Content is the text, or the JSON payload of a document.
 	Content string
-	// Metadata holds optional string attributes.
+	// Metadata holds optional string attributes. One key has a meaning
+	// of its own: SpeakerKey.
 	Metadata map[string]string
 	// Created is when the record was written.
 	Created time.Time
@@ -105,6 +106,12 @@ type Record struct {
 	// holds vectors of one dimension only (MaxVectorDims at most).
 	Vector []float32
 }
+
+// SpeakerKey is the Metadata key that names who said a turn (or wrote a
+// record): a display name such as "Caroline". Recall (package recall)
+// boosts a record whose speaker the query names, and drivers with a text
+// index keep it beside each record's text for that (driver.Ref).
+const SpeakerKey = "speaker"
 
 // Expired reports whether r has expired at now.
 func (r Record) Expired(now time.Time) bool {

@@ -11,18 +11,23 @@ import (
 // TestFusions checks the scores both fusions give, worked out by hand.
 func TestFusions(t *testing.T) {
 	rec := func(id string) memory.Record { return memory.Record{ID: id} }
-	lexical := []Result{{rec("a"), 9}, {rec("b"), 3}, {rec("c"), 1}}
+	ref := func(id string, score float64) hit { return hit{ref: driver.Ref{ID: id}, score: score} }
+	lexical := []hit{ref("a", 9), ref("b", 3), ref("c", 1)}
 	vector := []driver.Match{{Record: rec("d"), Score: 0.9}, {Record: rec("b"), Score: 0.7}, {Record: rec("a"), Score: 0.4}}
-	check := func(what string, got []Result, want map[string]float64) {
+	vectorIDs := map[string]bool{"a": true, "b": true, "d": true}
+	check := func(what string, got []hit, want map[string]float64) {
 		t.Helper()
 		if len(got) != len(want) {
 			t.Fatalf("%s: %d results, want %d", what, len(got), len(want))
 		}
 		for i, r := range got {
-			if math.Abs(r.Score-want[r.Record.ID]) > 1e-12 {
-				t.Errorf("%s: %s scores %v, want %v", what, r.Record.ID, r.Score, want[r.Record.ID])
+			if math.Abs(r.score-want[r.ref.ID]) > 1e-12 {
+				t.Errorf("%s: %s scores %v, want %v", what, r.ref.ID, r.score, want[r.ref.ID])
 			}
-			if i > 0 && got[i-1].Score < r.Score {
+			if vectorIDs[r.ref.ID] != (r.rec != nil) {
+				t.Errorf("%s: %s has record %v; only the vector matches' are read", what, r.ref.ID, r.rec)
+			}
+			if i > 0 && got[i-1].score < r.score {
 				t.Errorf("%s: not best first at %d", what, i)
 			}
 		}
@@ -34,5 +39,6 @@ func TestFusions(t *testing.T) {
 		"a": 1/(k+1) + 1/(k+3), "b": 2 / (k + 2), "c": 1 / (k + 3), "d": 1 / (k + 1),
 	})
 	// A list whose scores are all equal scales to 1, not to NaN.
-	check("score fusion of a flat list", fuseScores([]Result{{rec("a"), 3}, {rec("b"), 3}}, nil), map[string]float64{"a": 1, "b": 1})
+	vectorIDs = nil
+	check("score fusion of a flat list", fuseScores([]hit{ref("a", 3), ref("c", 3)}, nil), map[string]float64{"a": 1, "c": 1})
 }

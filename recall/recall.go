@@ -1,6 +1,7 @@
 // Package recall finds the stored records most relevant to a text: the
 // library's recall path, on top of any driver with text search
-// (driver.TextSearcher, through backend.Store.SearchText).
+// (driver.TextSearcher), within the level the caller names as
+// backend.Store derives it.
 //
 // A Recaller ranks in four steps, all without a model:
 //
@@ -8,7 +9,8 @@
 //     over their content (internal/lexical), and the best
 //     Options.Candidates go on.
 //  2. Each conversation turn gains from the turns said just before and
-//     after it in its session: for each of the Options.Neighbours turns on
+//     after it in its session (turns without text aside): for each of the
+//     Options.Neighbours turns on
 //     either side, Options.NeighbourWeight times that turn's own text
 //     score. A question is often answered in a turn that shares few of its
 //     words while the turns around it share many ("Where did she camp?" —
@@ -21,13 +23,22 @@
 //     turn that asks a question (its text ends with "?") then loses
 //     Options.QuestionPenalty of its score: it names the topic, its
 //     neighbours hold the answer.
-//  4. A record whose speaker (Metadata[SpeakerKey]) the query names has its
+//  4. A record whose speaker (Metadata[memory.SpeakerKey]) the query names has its
 //     score multiplied by 1 + Options.SpeakerBoost, and one created within
 //     a day, month or year the query names ("on 9 November, 2023", "in
 //     July", "in 2023"; read in Options.Location) by 1 + Options.DateBoost.
 //
 // Facts, summaries and documents take part in steps 1 and 4. Results are
 // ordered by score, then newest, then id, and are deterministic.
+//
+// Every step reads only what a driver's text index holds of a record
+// (driver.Ref: its kind, writer, creation time, speaker and whether it
+// asks), so over a driver that ranks by reference (driver.TextRanker:
+// SQLite, PostgreSQL) a recall reads from the database only the k records
+// it returns, or the pool diversity re-ranks, whatever Options.Candidates
+// is; a record deleted in between gives its place to the next. Over other
+// drivers it reads what their text search returns and one List per
+// session the neighbours come from. Rankings are the same either way.
 // BENCHMARKS.md ("Recall quality") measures what each step adds.
 //
 // Two re-rankings are optional and off by default, for lexical and hybrid
@@ -106,7 +117,7 @@ type Options struct {
 	// gains; zero means DefaultNeighbourWeight.
 	NeighbourWeight float64
 	// SpeakerBoost is the share of its score a record gains when the
-	// query names its speaker (Metadata[SpeakerKey]); zero means
+	// query names its speaker (Metadata[memory.SpeakerKey]); zero means
 	// DefaultSpeakerBoost, a negative value none.
 	SpeakerBoost float64
 	// SessionWeight is the share of its session's score a conversation
@@ -273,63 +284,130 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 	if k < 1 || k > driver.MaxSearchK {
 		return Results{}, memory.Errorf(memory.ErrInvalidArgument, "recall: k is %d; it must be between 1 and %d", k, driver.MaxSearchK)
 	}
-	n := max(k, r.opt.Candidates)
-	ranked, err := r.lexical(ctx, id, q, text, n)
+	if err := ctx.Err(); err != nil {
+		return Results{}, err
+	}
+	q.Limit = 0
+	dq, err := r.store.Query(id, q)
 	if err != nil {
 		return Results{}, err
 	}
-	if r.querier == nil {
-		return Results{Hits: r.rerank(ranked, k)}, nil
-	}
-	vector, err := r.querier.Search(ctx, id, q, text, n)
+	src := newSource(r.store.Driver())
+	n := max(k, r.opt.Candidates)
+	ranked, err := r.lexical(ctx, src, dq, text, n)
 	if err != nil {
-		if cerr := ctx.Err(); cerr != nil {
-			return Results{}, cerr
+		return Results{}, err
+	}
+	var degraded error
+	if r.querier != nil {
+		vector, err := r.querier.Search(ctx, id, q, text, n)
+		switch {
+		case err == nil && r.opt.Fusion == RankFusion:
+			ranked = fuse(r.opt.FusionK, ranked, vector)
+		case err == nil:
+			ranked = fuseScores(ranked, vector)
+		case ctx.Err() != nil:
+			return Results{}, ctx.Err()
+		default:
+			degraded = err
 		}
-		return Results{Hits: r.rerank(ranked, k), Degraded: err}, nil
 	}
-	var fused []Result
-	if r.opt.Fusion == RankFusion {
-		fused = fuse(r.opt.FusionK, ranked, vector)
-	} else {
-		fused = fuseScores(ranked, vector)
+	hits, err := r.rerank(ctx, src, dq, ranked, k)
+	if err != nil {
+		return Results{}, err
 	}
-	return Results{Hits: r.rerank(fused, k)}, nil
+	return Results{Hits: hits, Degraded: degraded}, nil
 }
 
-// rerank applies recency and diversity, when asked for, to results
-// ordered best first, and returns the best k.
-func (r *Recaller) rerank(out []Result, k int) []Result {
+// hit is a record a recall scores: its Ref, the record itself once read
+// (nil until then), and its score.
+type hit struct {
+	ref   driver.Ref
+	rec   *memory.Record
+	score float64
+}
+
+// rerank applies recency and diversity, when asked for, to hits ordered
+// best first, reads the records of the best, and returns the best k
+// whose records are still there.
+func (r *Recaller) rerank(ctx context.Context, src source, dq driver.Query, hits []hit, k int) ([]Result, error) {
 	if r.opt.RecencyHalfLife > 0 {
-		decay(out, r.store.Now(), r.opt.RecencyHalfLife, r.opt.RecencyWeight)
+		decay(hits, r.store.Now(), r.opt.RecencyHalfLife, r.opt.RecencyWeight)
+	}
+	pool := k
+	if r.opt.Diversity > 0 {
+		pool = max(4*k, 40) // see diversify
+	}
+	hits, err := read(ctx, src, dq, hits, pool)
+	if err != nil {
+		return nil, err
 	}
 	if r.opt.Diversity > 0 {
-		diversify(out, k, r.opt.Diversity)
+		diversify(hits, k, r.opt.Diversity)
 	}
-	return out[:min(k, len(out))]
+	out := make([]Result, min(k, len(hits)))
+	for i := range out {
+		out[i] = Result{Record: *hits[i].rec, Score: hits[i].score}
+	}
+	return out, nil
+}
+
+// read returns the first n of hits, best first, whose records are still
+// there, with their records read: a record deleted since the search
+// ranked it gives its place to the next.
+func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) ([]hit, error) {
+	out := make([]hit, 0, min(n, len(hits)))
+	for next := 0; len(out) < n && next < len(hits); {
+		// The next hits that may fill the places left, and the ids of
+		// those not read yet.
+		end, want := next, n-len(out)
+		var ids []string
+		for ; end < len(hits) && want > 0 && len(ids) < memory.MaxBatch; end++ {
+			if hits[end].rec == nil {
+				ids = append(ids, hits[end].ref.ID)
+			}
+			want--
+		}
+		recs, err := src.read(ctx, dq, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits[next:end] {
+			if h.rec == nil {
+				rec, ok := recs[h.ref.ID]
+				if !ok {
+					continue
+				}
+				h.rec = &rec
+			}
+			out = append(out, h)
+		}
+		next = end
+	}
+	return out, nil
 }
 
 // fuse merges the lexical ranking and the vector matches by reciprocal
 // rank fusion: each record scores the sum, over the lists it is in, of
 // 1/(k + its rank there), ranks counted from 1.
-func fuse(k float64, lexical []Result, vector []driver.Match) []Result {
+func fuse(k float64, lexical []hit, vector []driver.Match) []hit {
 	f := newFusion(len(lexical) + len(vector))
-	for i, res := range lexical {
-		f.add(res.Record, 1/(k+float64(i+1)))
+	for i, h := range lexical {
+		f.add(h, 1/(k+float64(i+1)))
 	}
 	for i, m := range vector {
-		f.add(m.Record, 1/(k+float64(i+1)))
+		f.add(matchHit(m), 1/(k+float64(i+1)))
 	}
 	return f.results()
 }
 
 // fuseScores merges the lexical ranking and the vector matches by their
 // scores, each list's scaled to [0, 1] by its own lowest and highest.
-func fuseScores(lexical []Result, vector []driver.Match) []Result {
+func fuseScores(lexical []hit, vector []driver.Match) []hit {
 	f := newFusion(len(lexical) + len(vector))
 	lex := make([]float64, len(lexical))
-	for i, res := range lexical {
-		lex[i] = res.Score
+	for i, h := range lexical {
+		lex[i] = h.score
 	}
 	vec := make([]float64, len(vector))
 	for i, m := range vector {
@@ -337,13 +415,18 @@ func fuseScores(lexical []Result, vector []driver.Match) []Result {
 	}
 	scaleMinMax(lex)
 	scaleMinMax(vec)
-	for i, res := range lexical {
-		f.add(res.Record, lex[i])
+	for i, h := range lexical {
+		f.add(h, lex[i])
 	}
 	for i, m := range vector {
-		f.add(m.Record, vec[i])
+		f.add(matchHit(m), vec[i])
 	}
 	return f.results()
+}
+
+// matchHit is the hit of a vector match, its record read.
+func matchHit(m driver.Match) hit {
+	return hit{ref: driver.RefOf(m.Record), rec: &m.Record}
 }
 
 // scaleMinMax scales v to [0, 1] in place by its lowest and highest
@@ -364,50 +447,54 @@ func scaleMinMax(v []float64) {
 
 // fusion sums scores by record, in the order records first come.
 type fusion struct {
-	byKey map[recordKey]*Result
-	order []recordKey
+	byID  map[string]*hit
+	order []string
 }
 
-func newFusion(n int) *fusion { return &fusion{byKey: make(map[recordKey]*Result, n)} }
+func newFusion(n int) *fusion { return &fusion{byID: make(map[string]*hit, n)} }
 
-func (f *fusion) add(rec memory.Record, score float64) {
-	key := keyOf(rec)
-	res := f.byKey[key]
-	if res == nil {
-		res = &Result{Record: rec}
-		f.byKey[key] = res
-		f.order = append(f.order, key)
+// add adds score to h's record, keeping its record once either list
+// read it.
+func (f *fusion) add(h hit, score float64) {
+	sum := f.byID[h.ref.ID]
+	if sum == nil {
+		sum = &hit{ref: h.ref}
+		f.byID[h.ref.ID] = sum
+		f.order = append(f.order, h.ref.ID)
 	}
-	res.Score += score
+	if sum.rec == nil {
+		sum.rec = h.rec
+	}
+	sum.score += score
 }
 
-// results returns the summed results, best first.
-func (f *fusion) results() []Result {
-	out := make([]Result, 0, len(f.order))
-	for _, key := range f.order {
-		out = append(out, *f.byKey[key])
+// results returns the summed hits, best first.
+func (f *fusion) results() []hit {
+	out := make([]hit, 0, len(f.order))
+	for _, id := range f.order {
+		out = append(out, *f.byID[id])
 	}
-	sortResults(out)
+	sortHits(out)
 	return out
 }
 
 // lexical returns the lexical ranking of the n best text matches and the
 // turns their neighbours lift, all of them, best first.
-func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Query, text string, n int) ([]Result, error) {
-	matches, err := r.store.SearchText(ctx, id, q, text, n)
+func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, text string, n int) ([]hit, error) {
+	matches, err := src.rank(ctx, dq, text, n)
 	if err != nil {
 		return nil, err
 	}
-	scores := make(map[recordKey]*Result, len(matches))
+	scores := make(map[string]*hit, len(matches))
 	sessionScore := map[memory.Identity]float64{}
 	for _, m := range matches {
-		scores[keyOf(m.Record)] = &Result{Record: m.Record, Score: m.Score}
-		if m.Record.Kind == memory.KindTurn {
-			sessionScore[m.Record.Identity] = m.WriterScore
+		scores[m.Ref.ID] = &hit{ref: m.Ref, score: m.Score}
+		if m.Ref.Kind == memory.KindTurn {
+			sessionScore[m.Ref.Identity] = m.WriterScore
 		}
 	}
-	if r.opt.Neighbours > 0 && kindAdmitted(q.Kinds, memory.KindTurn) {
-		if err := r.lend(ctx, id, q, matches, scores); err != nil {
+	if r.opt.Neighbours > 0 && kindAdmitted(dq.Kinds, memory.KindTurn) && len(sessionScore) > 0 {
+		if err := r.lend(ctx, src, dq, sessionScore, scores); err != nil {
 			return nil, err
 		}
 	}
@@ -420,43 +507,36 @@ func (r *Recaller) lexical(ctx context.Context, id memory.Identity, q memory.Que
 		periods = namedPeriods(text)
 	}
 	isNamed := map[string]bool{} // by speaker: a conversation has few
-	out := make([]Result, 0, len(scores))
-	for _, res := range scores {
-		if res.Score <= 0 {
+	out := make([]hit, 0, len(scores))
+	for _, h := range scores {
+		if h.score <= 0 {
 			continue
 		}
-		if res.Record.Kind == memory.KindTurn {
+		if h.ref.Kind == memory.KindTurn {
 			if r.opt.SessionWeight > 0 {
-				res.Score += r.opt.SessionWeight * sessionScore[res.Record.Identity]
+				h.score += r.opt.SessionWeight * sessionScore[h.ref.Identity]
 			}
-			if r.opt.QuestionPenalty > 0 && asks(res.Record.Content) {
-				res.Score *= 1 - r.opt.QuestionPenalty
+			if r.opt.QuestionPenalty > 0 && h.ref.Asks {
+				h.score *= 1 - r.opt.QuestionPenalty
 			}
 		}
-		if sp := res.Record.Metadata[SpeakerKey]; sp != "" && queryTerms != nil {
+		if sp := h.ref.Speaker; sp != "" && queryTerms != nil {
 			yes, seen := isNamed[sp]
 			if !seen {
 				yes = named(queryTerms, sp)
 				isNamed[sp] = yes
 			}
 			if yes {
-				res.Score *= 1 + r.opt.SpeakerBoost
+				h.score *= 1 + r.opt.SpeakerBoost
 			}
 		}
-		if createdIn(res.Record.Created, periods, r.opt.Location) {
-			res.Score *= 1 + r.opt.DateBoost
+		if createdIn(h.ref.Created, periods, r.opt.Location) {
+			h.score *= 1 + r.opt.DateBoost
 		}
-		out = append(out, *res)
+		out = append(out, *h)
 	}
-	sortResults(out)
+	sortHits(out)
 	return out, nil
-}
-
-// asks reports whether a turn's text asks a question: it ends with a
-// question mark, closing quotes and brackets aside.
-func asks(text string) bool {
-	text = strings.TrimRight(text, " \t\r\n\"'”’)]")
-	return strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？")
 }
 
 // createdIn reports whether t falls in one of periods, read in loc.
@@ -469,53 +549,36 @@ func createdIn(t time.Time, periods []period, loc *time.Location) bool {
 	return false
 }
 
-// sortResults orders results by score, then newest, then greatest id.
-func sortResults(out []Result) {
-	slices.SortFunc(out, func(a, b Result) int {
+// sortHits orders hits by score, then newest, then greatest id.
+func sortHits(out []hit) {
+	slices.SortFunc(out, func(a, b hit) int {
 		switch {
-		case a.Score != b.Score:
-			if a.Score > b.Score {
+		case a.score != b.score:
+			if a.score > b.score {
 				return -1
 			}
 			return 1
-		case driver.Newer(a.Record, b.Record):
-			return -1
-		case driver.Newer(b.Record, a.Record):
-			return 1
+		case !a.ref.Created.Equal(b.ref.Created):
+			return b.ref.Created.Compare(a.ref.Created)
 		}
-		return 0
+		return strings.Compare(b.ref.ID, a.ref.ID)
 	})
 }
-
-// recordKey is what identifies a record within one recall: its tenant is
-// the caller's, so its id.
-type recordKey string
-
-func keyOf(rec memory.Record) recordKey { return recordKey(rec.ID) }
 
 // kindAdmitted reports whether a query with kinds reads records of kind k.
 func kindAdmitted(kinds []memory.Kind, k memory.Kind) bool {
 	return len(kinds) == 0 || slices.Contains(kinds, k)
 }
 
-// lend adds to each turn of the sessions the matched turns belong to the
-// weighted text scores of its neighbours, reading those sessions' turns
-// within the caller's level. Turns that matched nothing themselves join
-// the results with what their neighbours lend them.
-func (r *Recaller) lend(ctx context.Context, id memory.Identity, q memory.Query, matches []driver.Match, scores map[recordKey]*Result) error {
-	sessions := map[memory.Identity]bool{}
-	for _, m := range matches {
-		if m.Record.Kind == memory.KindTurn {
-			sessions[m.Record.Identity] = true
-		}
-	}
-	base := make(map[recordKey]float64, len(scores))
-	for key, res := range scores {
-		base[key] = res.Score
-	}
-	dq, err := r.store.Query(id, memory.Query{Level: q.Level, Key: q.Key, Kinds: []memory.Kind{memory.KindTurn}})
-	if err != nil {
-		return err
+// lend adds to each turn of sessions (the sessions of the matched turns)
+// the weighted text scores of its neighbours: the turns with content said
+// just before and after it in its session, within the caller's query.
+// Turns that matched nothing themselves join the results with what their
+// neighbours lend them.
+func (r *Recaller) lend(ctx context.Context, src source, dq driver.Query, sessions map[memory.Identity]float64, scores map[string]*hit) error {
+	base := make(map[string]float64, len(scores))
+	for id, h := range scores {
+		base[id] = h.score
 	}
 	// The sessions in a fixed order, so that the sums are made alike on
 	// every run.
@@ -524,30 +587,34 @@ func (r *Recaller) lend(ctx context.Context, id memory.Identity, q memory.Query,
 		writers = append(writers, w)
 	}
 	slices.SortFunc(writers, compareIdentity)
-	for _, w := range writers {
-		sq := dq // the caller's query, narrowed to exactly the session's writer
-		sq.Filter = memory.Filter{Match: memory.AllFields, Identity: w}
-		turns, err := r.store.Driver().List(ctx, sq)
+	tq := dq
+	tq.Kinds = []memory.Kind{memory.KindTurn}
+	for len(writers) > 0 {
+		batch := writers[:min(len(writers), memory.MaxBatch)]
+		writers = writers[len(batch):]
+		refs, err := src.writerRefs(ctx, tq, batch)
 		if err != nil {
 			return err
 		}
-		slices.Reverse(turns) // oldest first: the order the turns were said in
-		for i, t := range turns {
-			var lent float64
-			for j := max(0, i-r.opt.Neighbours); j <= min(len(turns)-1, i+r.opt.Neighbours); j++ {
-				if j != i {
-					lent += base[keyOf(turns[j])]
+		for _, turns := range refs {
+			slices.Reverse(turns) // oldest first: the order the turns were said in
+			for i, t := range turns {
+				var lent float64
+				for j := max(0, i-r.opt.Neighbours); j <= min(len(turns)-1, i+r.opt.Neighbours); j++ {
+					if j != i {
+						lent += base[turns[j].ID]
+					}
 				}
+				if lent == 0 {
+					continue
+				}
+				h := scores[t.ID]
+				if h == nil {
+					h = &hit{ref: t}
+					scores[t.ID] = h
+				}
+				h.score += r.opt.NeighbourWeight * lent
 			}
-			if lent == 0 {
-				continue
-			}
-			res := scores[keyOf(t)]
-			if res == nil {
-				res = &Result{Record: t}
-				scores[keyOf(t)] = res
-			}
-			res.Score += r.opt.NeighbourWeight * lent
 		}
 	}
 	return nil

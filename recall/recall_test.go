@@ -170,7 +170,7 @@ func TestSpeakerBoost(t *testing.T) {
 	who := memory.Identity{Tenant: "acme", User: "alice", Agent: "bot", Session: "s1"}
 	for i, sp := range []string{"Melanie", "Caroline"} {
 		rec := memory.Record{ID: "f-" + sp, Kind: memory.KindFact, Content: "went hiking in the hills",
-			Metadata: map[string]string{recall.SpeakerKey: sp}, Created: t0.Add(time.Duration(i) * time.Second)}
+			Metadata: map[string]string{memory.SpeakerKey: sp}, Created: t0.Add(time.Duration(i) * time.Second)}
 		if err := st.Add(ctx, who, rec); err != nil {
 			t.Fatal(err)
 		}

@@ -14,33 +14,33 @@ import (
 // (1 − weight) + weight · 2^(−age/halfLife), age being how long before
 // now the record was created (a record from the future counts as new),
 // and orders the results again.
-func decay(out []Result, now time.Time, halfLife time.Duration, weight float64) {
+func decay(out []hit, now time.Time, halfLife time.Duration, weight float64) {
 	for i := range out {
-		age := max(0, now.Sub(out[i].Record.Created))
+		age := max(0, now.Sub(out[i].ref.Created))
 		f := (1 - weight) + weight*math.Exp2(-float64(age)/float64(halfLife))
-		out[i].Score *= f
+		out[i].score *= f
 	}
-	sortResults(out)
+	sortHits(out)
 }
 
 // diversify re-orders the first k of out, best first, by maximal marginal
-// relevance among the best pool: each next result is the one of the pool
+// relevance among the best pool, whose records are read: each next result is the one of the pool
 // left maximising (1 − lambda)·score/best − lambda·sim, sim being its
 // greatest similarity to a result chosen before it (the cosine of the two
 // contents' term counts) and best the first result's score. The results
 // past the pool keep their order after it. It costs time linear in k
 // times the pool's content.
-func diversify(out []Result, k int, lambda float64) {
+func diversify(out []hit, k int, lambda float64) {
 	pool := min(len(out), max(4*k, 40))
-	if pool < 2 || out[0].Score <= 0 {
+	if pool < 2 || out[0].score <= 0 {
 		return
 	}
 	vecs := make([]termVector, pool)
 	for i := range pool {
-		vecs[i] = newTermVector(out[i].Record.Content)
+		vecs[i] = newTermVector(out[i].rec.Content)
 	}
-	best := out[0].Score
-	chosen := make([]Result, 0, pool)
+	best := out[0].score
+	chosen := make([]hit, 0, pool)
 	chosenVecs := make([]termVector, 0, pool)
 	sim := make([]float64, pool) // greatest similarity to a chosen result
 	taken := make([]bool, pool)
@@ -50,7 +50,7 @@ func diversify(out []Result, k int, lambda float64) {
 			if taken[i] {
 				continue
 			}
-			v := (1-lambda)*out[i].Score/best - lambda*sim[i]
+			v := (1-lambda)*out[i].score/best - lambda*sim[i]
 			if v > pickValue {
 				pick, pickValue = i, v
 			}

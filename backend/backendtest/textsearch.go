@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,7 +33,7 @@ func textSearcher(r reporter, e *env, d driver.Driver) (driver.TextSearcher, boo
 // referenceText is the reference text search: the lexical engine's
 // reference ranking over the corpus driver.TextSearcher defines — every
 // stored record whose identity q's filter matches, whatever its kind or
-// expiry — with the live records q matches as the candidates, ties in
+// expiry, with content — with the live records q matches as the candidates, ties in
 // List order. Each match's WriterScore is the reference ranking's score
 // of its writer's corpus records joined into one text, among the joined
 // texts of every writer in the corpus.
@@ -40,7 +41,7 @@ func referenceText(r reporter, all []memory.Record, q driver.Query, text string,
 	var docs []lexical.Doc[memory.Record]
 	joined := map[memory.Identity][]string{}
 	for _, rec := range all {
-		if q.Filter.Matches(rec.Identity) {
+		if rec.Content != "" && q.Filter.Matches(rec.Identity) {
 			docs = append(docs, lexical.Doc[memory.Record]{Ref: rec, Text: rec.Content})
 			joined[rec.Identity] = append(joined[rec.Identity], rec.Content)
 		}
@@ -119,6 +120,15 @@ func checkTextSearch(r reporter, e *env) {
 
 	all := randomRecords(rnd, 800, "ts", []memory.Kind{memory.KindFact, memory.KindTurn, memory.KindSummary}, 200, func(rec *memory.Record, _ int) {
 		rec.Content = randomText(rnd, 1+rnd.IntN(30))
+		switch rnd.IntN(20) {
+		case 0:
+			rec.Content = "" // no text: in no corpus
+		case 1, 2, 3:
+			rec.Content += []string{"?", " ?)", "？"}[rnd.IntN(3)] // asks (driver.Ref)
+		}
+		if rnd.IntN(3) == 0 {
+			rec.Metadata = map[string]string{memory.SpeakerKey: []string{"Ann", "Bo Li"}[rnd.IntN(2)]}
+		}
 		if rec.Kind == memory.KindTurn {
 			rec.Label = string(memory.RoleUser)
 		}
@@ -149,7 +159,14 @@ func checkTextSearch(r reporter, e *env) {
 			want := referenceText(r, all, q, text, k, now)
 			compared += len(want)
 			sameTextMatches(r, what, got, want)
+			if tr, ok := ts.(driver.TextRanker); ok {
+				checkRankText(r, what, tr, q, text, k, got)
+				checkWriterRefs(r, what, tr, q, all, now)
+			}
 		}
+	}
+	if _, ok := ts.(driver.TextRanker); !ok {
+		r.Logf("the driver does not implement driver.TextRanker: RankText and WriterRefs are not checked")
 	}
 	if compared == 0 {
 		r.Errorf("the reference found nothing for any of the random queries: the check compared no results")
@@ -158,7 +175,7 @@ func checkTextSearch(r reporter, e *env) {
 	// Results are whole records.
 	var one memory.Record
 	for _, rec := range all {
-		if !rec.Expired(now) {
+		if !rec.Expired(now) && rec.Content != "" {
 			one = rec
 			break
 		}
@@ -172,6 +189,82 @@ func checkTextSearch(r reporter, e *env) {
 	checkTextScope(r, e, d, ts)
 	checkTextReplicas(r, e, d, ts)
 	checkTextErrors(r, d, ts)
+}
+
+// checkRankText checks that RankText returns what SearchText returned
+// (got), by reference: the same matches and scores, each Ref that of the
+// record SearchText read.
+func checkRankText(r reporter, what string, tr driver.TextRanker, q driver.Query, text string, k int, got []driver.Match) {
+	r.Helper()
+	ranked, err := tr.RankText(context.Background(), q, text, k)
+	if !noErr(r, what+": RankText", err) {
+		return
+	}
+	if len(ranked) != len(got) {
+		r.Errorf("%s: RankText returned %d matches, SearchText %d", what, len(ranked), len(got))
+		return
+	}
+	for i, m := range ranked {
+		if want := driver.RefOf(got[i].Record); !sameRef(m.Ref, want) {
+			r.Errorf("%s: RankText's match %d is %+v, SearchText's record's Ref %+v", what, i, m.Ref, want)
+		}
+		if m.Score != got[i].Score || m.WriterScore != got[i].WriterScore {
+			r.Errorf("%s: RankText scores %s %v (writer %v), SearchText %v (writer %v)", what, m.Ref.ID, m.Score, m.WriterScore, got[i].Score, got[i].WriterScore)
+		}
+	}
+}
+
+// checkWriterRefs checks WriterRefs for every writer of all, and one
+// that wrote nothing, against the records all holds: for each, the Refs
+// of its live records with content that q matches, newest first.
+func checkWriterRefs(r reporter, what string, tr driver.TextRanker, q driver.Query, all []memory.Record, now time.Time) {
+	r.Helper()
+	var writers []memory.Identity
+	want := map[memory.Identity][]driver.Ref{}
+	for _, rec := range all {
+		if _, seen := want[rec.Identity]; !seen {
+			writers = append(writers, rec.Identity)
+			want[rec.Identity] = nil
+		}
+		if rec.Content != "" && !rec.Expired(now) && q.Matches(rec) {
+			want[rec.Identity] = append(want[rec.Identity], driver.RefOf(rec))
+		}
+	}
+	writers = append(writers, memory.Identity{Tenant: q.Filter.Identity.Tenant, User: "wrote-nothing"})
+	got, err := tr.WriterRefs(context.Background(), q, writers)
+	if !noErr(r, what+": WriterRefs", err) {
+		return
+	}
+	if len(got) != len(writers) {
+		r.Errorf("%s: WriterRefs of %d writers returned %d lists", what, len(writers), len(got))
+		return
+	}
+	for i, w := range writers {
+		refs := want[w]
+		slices.SortFunc(refs, func(a, b driver.Ref) int {
+			if c := b.Created.Compare(a.Created); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		if len(got[i]) != len(refs) {
+			r.Errorf("%s: WriterRefs gives writer %+v %d records, want %d", what, w, len(got[i]), len(refs))
+			continue
+		}
+		for j := range refs {
+			if !sameRef(got[i][j], refs[j]) {
+				r.Errorf("%s: WriterRefs gives writer %+v as its record %d %+v, want %+v", what, w, j, got[i][j], refs[j])
+				break
+			}
+		}
+	}
+}
+
+// sameRef reports whether two Refs are equal, their times at one instant.
+func sameRef(a, b driver.Ref) bool {
+	eq := a.Created.Equal(b.Created)
+	a.Created, b.Created = time.Time{}, time.Time{}
+	return eq && a == b
 }
 
 // checkTextReplicas checks, for a driver with replicas, that a text

@@ -8,6 +8,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/textcache"
 )
@@ -69,11 +70,12 @@ type textCache struct {
 	snap atomic.Pointer[string]
 }
 
-// textColumnsOf are sqldriver.TextColumns of the records r, which may be
-// NULL (a removed key): every column but expires is made non-NULL.
+// textColumnsOf are sqldriver.TextColumns and the speaker of the records
+// r, which may be NULL (a removed key): every column but expires is made
+// non-NULL.
 const textColumnsOf = `coalesce(r.id, ''), coalesce(r.kind, ''), coalesce(r.tenant_id, ''), coalesce(r.user_id, ''),
 	coalesce(r.agent_id, ''), coalesce(r.instance_id, ''), coalesce(r.squad_id, ''), coalesce(r.session_id, ''),
-	coalesce(r.created, 0), r.expires, coalesce(r.rkey, ''), coalesce(r.content, '')`
+	coalesce(r.created, 0), r.expires, coalesce(r.rkey, ''), coalesce(r.content, ''), coalesce(r.metadata->>'` + memory.SpeakerKey + `', '')`
 
 // catchUpSQL reads, in one statement and so from one snapshot T, T
 // itself, whether the log was pruned past the snapshot $1, and unless it
@@ -148,7 +150,7 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, lo
 			return true, nil
 		}
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records`)
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+`, coalesce(metadata->>'`+memory.SpeakerKey+`', '') FROM memory_records`)
 	if err != nil {
 		return false, err
 	}

@@ -5,10 +5,11 @@ package sqlite
 import (
 	"context"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ driver.TextSearcher = (*Driver)(nil)
+var _ driver.TextRanker = (*Driver)(nil)
 
 // SearchText returns the k live records matching q whose content best
 // matches text; see driver.TextSearcher. It ranks over an in-memory copy of
@@ -22,6 +23,20 @@ var _ driver.TextSearcher = (*Driver)(nil)
 // stored in the background when one is due (see textsnapshot.go).
 func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
 	return sq.SearchText(ctx, &d.ts, q, text, k)
+}
+
+// RankText is SearchText without reading the winners from the database:
+// each match is the record's Ref, from the in-memory texts; see
+// driver.TextRanker.
+func (d *Driver) RankText(ctx context.Context, q driver.Query, text string, k int) ([]driver.RefMatch, error) {
+	return sq.RankText(ctx, &d.ts, q, text, k)
+}
+
+// WriterRefs returns the Refs of the records of each of writers that q
+// matches, from the in-memory texts brought up to date as for a search;
+// see driver.TextRanker.
+func (d *Driver) WriterRefs(ctx context.Context, q driver.Query, writers []memory.Identity) ([][]driver.Ref, error) {
+	return sq.WriterRefs(ctx, &d.ts, q, writers)
 }
 
 // currentTexts returns with d.tc held shared and current: loaded at the

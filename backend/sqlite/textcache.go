@@ -9,6 +9,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/textcache"
 )
@@ -97,10 +98,15 @@ func (c *textCache) catchUp(ctx context.Context, db *sqlx.DB, maxRow int64) erro
 	return nil
 }
 
+// speakerColumn is the record's speaker, Metadata[memory.SpeakerKey], as
+// sqldriver.ScanText reads it after sqldriver.TextColumns. A record
+// without metadata stores the empty string, which is not JSON.
+const speakerColumn = `CASE metadata WHEN '' THEN '' ELSE coalesce(json_extract(metadata, '$."` + memory.SpeakerKey + `"'), '') END`
+
 // readTexts puts the records of rowids in (from, to] into c and reports
 // how many it read.
 func readTexts(ctx context.Context, q sqlx.QueryerContext, c *textcache.Cache, from, to int64) (int, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
+	rows, err := q.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+`, `+speakerColumn+` FROM memory_records WHERE rowid > ? AND rowid <= ? ORDER BY rowid`, from, to)
 	if err != nil {
 		return 0, err
 	}

@@ -163,7 +163,7 @@ var recallQuery = memory.Query{Level: memory.LevelUser, Kinds: []memory.Kind{mem
 // time order: speaker_a's turns with role user, speaker_b's with role
 // assistant, content "<speaker>: <text>", the turn's time, its session's
 // identity (SessionIdentity), and in metadata its dia_id and its speaker
-// (recall.SpeakerKey).
+// (memory.SpeakerKey).
 func Records(c Conversation) []memory.Record {
 	recs := make([]memory.Record, len(c.Turns))
 	for i, t := range c.Turns {
@@ -173,7 +173,7 @@ func Records(c Conversation) []memory.Record {
 			role = memory.RoleAssistant
 		}
 		r := memory.NewTurn(id, role, t.Speaker+": "+t.Text, t.Created)
-		r.Metadata = map[string]string{diaKey: t.DiaID, recall.SpeakerKey: t.Speaker}
+		r.Metadata = map[string]string{diaKey: t.DiaID, memory.SpeakerKey: t.Speaker}
 		recs[i] = r
 	}
 	return recs

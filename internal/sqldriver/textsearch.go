@@ -44,31 +44,66 @@ type TextSearch struct {
 }
 
 // SearchText is the driver contract's SearchText over a driver's text
-// cache: it checks the arguments, enters the gate, reads the clock, has
-// the cache brought up to date, ranks the texts of the writers q's
-// filter matches (textcache.Cache.Search), starts the driver's
-// background work and reads the winners (FetchMatches).
+// cache: RankText, then the winners read from the database
+// (FetchMatches).
 func (s *SQL) SearchText(ctx context.Context, ts *TextSearch, q driver.Query, text string, k int) ([]driver.Match, error) {
-	if err := ts.Gate.Enter(ctx, s.d.Name, driver.CheckSearchText(q, text, k)); err != nil {
+	ranked, err := s.RankText(ctx, ts, q, text, k)
+	if err != nil || len(ranked) == 0 {
 		return nil, err
+	}
+	found := make([]driver.Match, len(ranked))
+	for i, m := range ranked {
+		found[i] = driver.Match{Record: memory.Record{ID: m.Ref.ID}, Score: m.Score, WriterScore: m.WriterScore}
+	}
+	return s.FetchMatches(ctx, ts.DB, ts.Columns, q.Filter.Identity.Tenant, found)
+}
+
+// RankText is the driver contract's RankText (driver.TextRanker) over a
+// driver's text cache: it checks the arguments, enters the gate, reads
+// the clock, has the cache brought up to date, ranks the texts of the
+// writers q's filter matches (textcache.Cache.Search) and starts the
+// driver's background work.
+func (s *SQL) RankText(ctx context.Context, ts *TextSearch, q driver.Query, text string, k int) ([]driver.RefMatch, error) {
+	var found []driver.RefMatch
+	err := s.inCurrentText(ctx, ts, driver.CheckSearchText(q, text, k), func(c *textcache.Cache, now int64) (err error) {
+		found, err = c.Search(q, text, k, now)
+		return err
+	})
+	return found, err
+}
+
+// WriterRefs is the driver contract's WriterRefs (driver.TextRanker)
+// over a driver's text cache, as RankText runs.
+func (s *SQL) WriterRefs(ctx context.Context, ts *TextSearch, q driver.Query, writers []memory.Identity) ([][]driver.Ref, error) {
+	var refs [][]driver.Ref
+	err := s.inCurrentText(ctx, ts, driver.CheckWriterRefs(q, writers), func(c *textcache.Cache, now int64) error {
+		refs = c.WriterRefs(q, writers, now)
+		return nil
+	})
+	return refs, err
+}
+
+// inCurrentText runs read on ts's cache brought up to date, with the
+// clock's reading, once the gate admitted the call (invalid is the
+// call's argument check), then starts the driver's background work.
+func (s *SQL) inCurrentText(ctx context.Context, ts *TextSearch, invalid error, read func(*textcache.Cache, int64) error) error {
+	if err := ts.Gate.Enter(ctx, s.d.Name, invalid); err != nil {
+		return err
 	}
 	defer ts.Gate.Leave()
 	now, err := ts.Clock.Nanos()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := ts.Current(ctx); err != nil {
-		return nil, err
+		return err
 	}
-	found, err := ts.Cache.C.Search(q, text, k, now)
+	err = read(ts.Cache.C, now)
 	ts.Cache.Mu.RUnlock()
 	if ts.After != nil {
 		ts.After()
 	}
-	if err != nil || len(found) == 0 {
-		return nil, err
-	}
-	return s.FetchMatches(ctx, ts.DB, ts.Columns, q.Filter.Identity.Tenant, found)
+	return err
 }
 
 // LoadTextSnapshot returns, on q inside a read transaction, the cache the

@@ -2,6 +2,7 @@ package textcache
 
 import (
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
 )
 
@@ -9,15 +10,17 @@ import (
 type Key struct{ Tenant, ID string }
 
 // Row is what a text search needs of a record besides its text and its
-// writer: what the query's kinds, key, ids and expiry test, and List
-// order for ties. The cache keeps each writer's identity once, for all
-// the writer's rows.
+// writer: what the query's kinds, key, ids and expiry test, List order
+// for ties, and the rest of the record's driver.Ref. The cache keeps each
+// writer's identity once, for all the writer's rows.
 type Row struct {
 	ID      string
 	Kind    memory.Kind
 	Key     string
 	Created int64 // unix nanoseconds
 	Expires int64 // unix nanoseconds; 0: never
+	Speaker string
+	Asks    bool
 	g       *group
 }
 
@@ -29,7 +32,8 @@ type group struct {
 
 // RowOf returns the Row of rec, which the caller has validated.
 func RowOf(rec memory.Record) *Row {
-	row := &Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano()}
+	row := &Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano(),
+		Speaker: rec.Metadata[memory.SpeakerKey], Asks: driver.Asks(rec.Content)}
 	if !rec.Expires.IsZero() {
 		row.Expires = rec.Expires.UnixNano()
 	}
@@ -61,11 +65,18 @@ type Cache struct {
 	groups map[memory.Identity]*group
 	byKey  map[Key]*Row
 	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
+	// speakers holds one copy of each speaker's name: a conversation has
+	// few, said thousands of times.
+	speakers map[string]string
+	// expiring counts the records held that expire: while there are
+	// none, a search that names no kinds, key or ids reads no Row of the
+	// candidates it ranks.
+	expiring int
 }
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{groups: map[memory.Identity]*group{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}}
+	return &Cache{groups: map[memory.Identity]*group{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 }
 
 // Len returns how many records the cache holds. A record without content
@@ -95,9 +106,19 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	} else {
 		c.kinds[row.Kind] = row.Kind
 	}
+	if row.Speaker != "" {
+		if sp, ok := c.speakers[row.Speaker]; ok {
+			row.Speaker = sp
+		} else {
+			c.speakers[row.Speaker] = row.Speaker
+		}
+	}
 	row.g = g
 	g.x.Add(row, content)
 	c.byKey[k] = row
+	if row.Expires != 0 {
+		c.expiring++
+	}
 }
 
 // Remove drops the record held under k, and reports whether there was one.
@@ -112,6 +133,9 @@ func (c *Cache) Remove(k Key) bool {
 		delete(c.groups, g.id)
 	}
 	delete(c.byKey, k)
+	if old.Expires != 0 {
+		c.expiring--
+	}
 	return true
 }
 

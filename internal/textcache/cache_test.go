@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
@@ -53,7 +55,8 @@ func TestSearchMatchesReference(t *testing.T) {
 			delete(ref, k)
 		default:
 			row := &Row{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
-				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50))}
+				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50)),
+				Speaker: []string{"", "Ann", "Bo"}[rnd.IntN(3)], Asks: rnd.IntN(4) == 0}
 			if rnd.IntN(6) == 0 {
 				row.Expires = int64(1 + rnd.IntN(100))
 			}
@@ -70,6 +73,15 @@ func TestSearchMatchesReference(t *testing.T) {
 		}
 		if c.Len() != len(ref) {
 			t.Fatalf("step %d: Len = %d, want %d", step, c.Len(), len(ref))
+		}
+		expiring := 0
+		for _, s := range ref {
+			if s.row.Expires != 0 {
+				expiring++
+			}
+		}
+		if c.expiring != expiring {
+			t.Fatalf("step %d: %d records counted as expiring, want %d", step, c.expiring, expiring)
 		}
 		if step%50 != 0 {
 			continue
@@ -109,9 +121,50 @@ func TestSearchMatchesReference(t *testing.T) {
 				if ids[i] != h.Ref.ID || math.Abs(scores[i]-h.Score) > 1e-9 {
 					t.Fatalf("step %d, %q: hit %d is %s (%v), want %s (%v)", step, text, i, ids[i], scores[i], h.Ref.ID, h.Score)
 				}
+				if got, want := found[i].Ref, refOf(ref[Key{found[i].Ref.Identity.Tenant, h.Ref.ID}]); got != want {
+					t.Fatalf("step %d, %q: hit %d's Ref is %+v, want %+v", step, text, i, got, want)
+				}
 			}
+			checkWriterRefs(t, c, q, writers, ref, now)
 		}
 	}
+}
+
+// checkWriterRefs checks c.WriterRefs for q and every writer against the
+// records ref holds.
+func checkWriterRefs(t *testing.T, c *Cache, q driver.Query, writers []memory.Identity, ref map[Key]stored, now int64) {
+	t.Helper()
+	got := c.WriterRefs(q, append(writers, memory.Identity{Tenant: "a", User: "nobody"}), now)
+	if len(got) != len(writers)+1 {
+		t.Fatalf("WriterRefs of %d writers returned %d lists", len(writers)+1, len(got))
+	}
+	for i, w := range writers {
+		var want []driver.Ref
+		for _, s := range ref {
+			r := s.row
+			if s.writer == w && q.Filter.Matches(w) && (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) {
+				want = append(want, refOf(s))
+			}
+		}
+		slices.SortFunc(want, func(a, b driver.Ref) int {
+			if c := b.Created.Compare(a.Created); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		if !slices.Equal(got[i], want) {
+			t.Fatalf("WriterRefs(%+v) for writer %+v at %d:\n got %+v\nwant %+v", q, w, now, got[i], want)
+		}
+	}
+	if got[len(writers)] != nil {
+		t.Fatalf("WriterRefs of a writer without records: %+v", got[len(writers)])
+	}
+}
+
+// refOf is the driver.Ref of a stored record.
+func refOf(s stored) driver.Ref {
+	return driver.Ref{ID: s.row.ID, Kind: s.row.Kind, Identity: s.writer, Created: time.Unix(0, s.row.Created).UTC(),
+		Speaker: s.row.Speaker, Asks: s.row.Asks}
 }
 
 // TestPutMovesAcrossWriters checks that a record put again under another
@@ -132,11 +185,11 @@ func TestPutMovesAcrossWriters(t *testing.T) {
 }
 
 // idsAndScores returns the ids and scores of matches.
-func idsAndScores(ms []driver.Match) ([]string, []float64) {
+func idsAndScores(ms []driver.RefMatch) ([]string, []float64) {
 	ids := make([]string, len(ms))
 	scores := make([]float64, len(ms))
 	for i, m := range ms {
-		ids[i], scores[i] = m.Record.ID, m.Score
+		ids[i], scores[i] = m.Ref.ID, m.Score
 	}
 	return ids, scores
 }

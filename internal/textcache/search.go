@@ -1,6 +1,11 @@
 package textcache
 
 import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
@@ -10,11 +15,12 @@ import (
 // and returns the k best, as driver.TextSearcher describes: the
 // statistics are those of every record of those writers; q's kinds, key
 // and ids and expiry at now (unix nanoseconds) choose the candidates
-// among them; ties go newest first, then by id. Each match's record
-// carries its id alone, for the caller to read (sqldriver.FetchMatches),
-// and its scores: Score, and WriterScore (lexical.GroupScores over those
-// writers). The caller has checked the arguments (driver.CheckSearchText).
-func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
+// among them; ties go newest first, then by id. Each match is the
+// record's Ref, for the caller to read the record by its id when it needs
+// it (sqldriver.FetchMatches), and its scores: Score, and WriterScore
+// (lexical.GroupScores over those writers). The caller has checked the
+// arguments (driver.CheckSearchText).
+func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
 	var parts []*lexical.Index[*Row]
 	for w, g := range c.groups {
 		if q.Filter.Matches(w) {
@@ -25,8 +31,11 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 		return nil, nil
 	}
 	params := lexical.DefaultParams()
-	keep := func(r *Row) bool {
-		return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key)
+	var keep func(*Row) bool // nil: every candidate
+	if c.expiring > 0 || len(q.Kinds) > 0 || q.Key != "" || len(q.IDs) > 0 {
+		keep = func(r *Row) bool {
+			return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key)
+		}
 	}
 	lq := lexical.NewQuery(text)
 	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Row) bool {
@@ -39,9 +48,47 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 	if err != nil {
 		return nil, err
 	}
-	found := make([]driver.Match, len(hits))
+	found := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		found[i] = driver.Match{Record: memory.Record{ID: h.Ref.ID}, Score: h.Score, WriterScore: groups[h.Ref.g.x]}
+		found[i] = driver.RefMatch{Ref: h.Ref.ref(), Score: h.Score, WriterScore: groups[h.Ref.g.x]}
 	}
 	return found, nil
+}
+
+// WriterRefs returns, for each of writers, the Refs of the records it
+// wrote that q matches and have not expired at now (unix nanoseconds),
+// newest first, as driver.TextRanker describes. The caller has checked
+// the arguments (driver.CheckWriterRefs).
+func (c *Cache) WriterRefs(q driver.Query, writers []memory.Identity, now int64) [][]driver.Ref {
+	out := make([][]driver.Ref, len(writers))
+	for i, w := range writers {
+		g := c.groups[w]
+		if g == nil || !q.Filter.Matches(w) {
+			continue
+		}
+		var rows []*Row
+		for r := range g.x.Refs() {
+			if (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) {
+				rows = append(rows, r)
+			}
+		}
+		slices.SortFunc(rows, func(a, b *Row) int {
+			if c := cmp.Compare(b.Created, a.Created); c != 0 {
+				return c
+			}
+			return strings.Compare(b.ID, a.ID)
+		})
+		refs := make([]driver.Ref, len(rows))
+		for j, r := range rows {
+			refs[j] = r.ref()
+		}
+		out[i] = refs
+	}
+	return out
+}
+
+// ref returns the driver.Ref of the record r is.
+func (r *Row) ref() driver.Ref {
+	return driver.Ref{ID: r.ID, Kind: r.Kind, Identity: r.g.id, Created: time.Unix(0, r.Created).UTC(),
+		Speaker: r.Speaker, Asks: r.Asks}
 }

@@ -20,15 +20,18 @@ import (
 //	per writer, in identity order:
 //	  identity           tenant, user, agent, instance, squad, session
 //	  n                  how many of its records
-//	  row × n            id, kind, key, created, expires, in the order
-//	                     of its index's documents
+//	  row × n            id, kind, key, created, expires, speaker,
+//	                     flags (1: asks), in the order of its index's
+//	                     documents
 //	  index              its lexical.Index, encoded (Index.Encode)
 //
 // Strings are a uvarint length and the bytes, counts uvarints, times
 // zig-zag varints (package varint).
 const (
 	snapshotMagic  = "ATC"
-	snapshotFormat = 1
+	snapshotFormat = 2
+
+	flagAsks = 1 // Row.Asks
 )
 
 // Encode appends the cache's content to dst in the snapshot format and
@@ -58,6 +61,12 @@ func (c *Cache) Encode(dst []byte) []byte {
 			dst = varint.AppendString(dst, r.Key)
 			dst = binary.AppendVarint(dst, r.Created)
 			dst = binary.AppendVarint(dst, r.Expires)
+			dst = varint.AppendString(dst, r.Speaker)
+			var flags uint64
+			if r.Asks {
+				flags |= flagAsks
+			}
+			dst = binary.AppendUvarint(dst, flags)
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(index)))
 		dst = append(dst, index...)
@@ -93,10 +102,10 @@ func Decode(data []byte) (*Cache, error) {
 	if analyzer != lexical.AnalyzerVersion() {
 		return nil, d.Fail("analysed by analyzer %s, this code's is %s", analyzer, lexical.AnalyzerVersion())
 	}
-	// A record takes at least 5 bytes (an id of one byte, an empty kind
-	// and key, two times), a writer at least 7 (six empty strings and a
-	// count).
-	total, err := d.Count(5, "records")
+	// A record takes at least 7 bytes (an id of one byte, an empty kind,
+	// key and speaker, two times, the flags), a writer at least 7 (six
+	// empty strings and a count).
+	total, err := d.Count(7, "records")
 	if err != nil {
 		return nil, err
 	}
@@ -104,7 +113,7 @@ func Decode(data []byte) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{groups: make(map[memory.Identity]*group, groups), byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}}
+	c := &Cache{groups: make(map[memory.Identity]*group, groups), byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 	kinds := map[string]memory.Kind{} // c.kinds, looked up without a conversion's allocation
 	for range groups {
 		var w memory.Identity
@@ -116,7 +125,7 @@ func Decode(data []byte) (*Cache, error) {
 		if c.groups[w] != nil {
 			return nil, d.Fail("writer %+v twice", w)
 		}
-		n, err := d.Count(5, "records of a writer")
+		n, err := d.Count(7, "records of a writer")
 		if err != nil {
 			return nil, err
 		}
@@ -149,8 +158,29 @@ func Decode(data []byte) (*Cache, error) {
 			if r.Expires, err = d.Varint("an expiry"); err != nil {
 				return nil, err
 			}
+			speaker, err := d.Bytes("a speaker")
+			if err != nil {
+				return nil, err
+			}
+			if len(speaker) > 0 {
+				if r.Speaker = c.speakers[string(speaker)]; r.Speaker == "" {
+					r.Speaker = string(speaker)
+					c.speakers[r.Speaker] = r.Speaker
+				}
+			}
+			flags, err := d.Uvarint("flags")
+			if err != nil {
+				return nil, err
+			}
+			if flags&^flagAsks != 0 {
+				return nil, d.Fail("flags %#x of record %q", flags, r.ID)
+			}
+			r.Asks = flags&flagAsks != 0
 			before := len(c.byKey)
 			c.byKey[Key{w.Tenant, r.ID}] = r
+			if r.Expires != 0 {
+				c.expiring++
+			}
 			if len(c.byKey) == before {
 				return nil, d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)
 			}

@@ -24,7 +24,8 @@ func randomCache(rnd *rand.Rand, n int) (*Cache, map[Key]stored) {
 	for range n {
 		w := writers[rnd.IntN(len(writers))]
 		row := &Row{ID: fmt.Sprintf("r%04d", rnd.IntN(n/2+1)), Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
-			Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: rnd.Int64N(1 << 50)}
+			Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: rnd.Int64N(1 << 50),
+			Speaker: []string{"", "Ann", "Bo Li"}[rnd.IntN(3)], Asks: rnd.IntN(3) == 0}
 		if rnd.IntN(4) == 0 {
 			row.Expires = rnd.Int64N(1 << 50)
 		}
@@ -68,8 +69,11 @@ func sameSearch(t *testing.T, what string, a, b *Cache, rnd *rand.Rand) {
 				t.Fatalf("%s: %q finds %v %v, want %v %v", what, text, ib, sb, ia, sa)
 			}
 			for i := range fa {
+				if fa[i].Ref != fb[i].Ref {
+					t.Fatalf("%s: %q gives the Ref %+v, want %+v", what, text, fb[i].Ref, fa[i].Ref)
+				}
 				if fa[i].WriterScore != fb[i].WriterScore {
-					t.Fatalf("%s: %q gives %s writer score %v, want %v", what, text, fb[i].Record.ID, fb[i].WriterScore, fa[i].WriterScore)
+					t.Fatalf("%s: %q gives %s writer score %v, want %v", what, text, fb[i].Ref.ID, fb[i].WriterScore, fa[i].WriterScore)
 				}
 			}
 		}
@@ -88,6 +92,9 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatalf("Decode of what Encode wrote: %v", err)
 	}
 	sameSearch(t, "the decoded cache", c, d, rnd)
+	if d.expiring != c.expiring {
+		t.Errorf("the decoded cache counts %d expiring records, want %d", d.expiring, c.expiring)
+	}
 	for k, s := range ref {
 		got := d.byKey[k]
 		if got == nil || got.g.id != s.writer {
