@@ -13,9 +13,17 @@ import (
 	"github.com/agentmem/memory/backend/backendtest"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/backend/postgres"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/embedding"
+	"github.com/agentmem/memory/embedding/embeddingtest"
+	"github.com/agentmem/memory/internal/pgtest"
 	"github.com/agentmem/memory/recall"
 )
+
+// pg is the PostgreSQL cluster the benchmarks share, started by the first
+// that asks for it; TestMain stops it.
+var pg pgtest.Shared
 
 // benchStores are the filled stores of the recall benchmarks by driver,
 // built once per process: filling 100,000 facts takes seconds.
@@ -27,9 +35,46 @@ var benchStores = struct {
 // benchStore returns a store over the named driver holding
 // backendtest.FillTexts(scopes, perScope).
 func benchStore(b *testing.B, name string, scopes, perScope int) *backend.Store {
+	return filledStore(b, name, "", scopes, perScope, func(d driver.Driver) error {
+		return backendtest.FillTexts(context.Background(), d, scopes, perScope)
+	})
+}
+
+// benchDims is the dimension of the hybrid benchmarks' vectors.
+const benchDims = 64
+
+// hybridStore returns a store over the named driver holding the records
+// of backendtest.FillTexts(1, n), each with its embeddingtest vector of
+// benchDims dimensions, and that embedder's model recorded.
+func hybridStore(b *testing.B, name string, n int, e *embeddingtest.Embedder) *backend.Store {
+	st := filledStore(b, name, "hybrid", 1, n, func(d driver.Driver) error {
+		ctx := context.Background()
+		batch := make([]memory.Record, 0, memory.MaxBatch)
+		for i := range n {
+			rec := backendtest.BenchTextRecord(0, i)
+			rec.Vector = embeddingtest.Vector(rec.Content, benchDims)
+			if batch = append(batch, rec); len(batch) == cap(batch) || i == n-1 {
+				if err := d.Put(ctx, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		return nil
+	})
+	// An Indexer records the model on a store whose vectors it made.
+	if _, err := embedding.NewIndexer(context.Background(), st, e, embedding.Options{NoWorkers: true}); err != nil {
+		b.Fatal(err)
+	}
+	return st
+}
+
+// filledStore returns the store over the named driver that fill filled,
+// built once per process under the name, variant and sizes.
+func filledStore(b *testing.B, name, variant string, scopes, perScope int, fill func(driver.Driver) error) *backend.Store {
 	benchStores.Lock()
 	defer benchStores.Unlock()
-	key := fmt.Sprintf("%s-%dx%d", name, scopes, perScope)
+	key := fmt.Sprintf("%s%s-%dx%d", name, variant, scopes, perScope)
 	if st := benchStores.m[key]; st != nil {
 		return st
 	}
@@ -49,8 +94,14 @@ func benchStore(b *testing.B, name string, scopes, perScope int) *backend.Store 
 			b.Fatal(err)
 		}
 		d = sd
+	case "postgres":
+		pd, err := postgres.Open(pg.CreateDB(b, false), postgres.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d = pd
 	}
-	if err := backendtest.FillTexts(context.Background(), d, scopes, perScope); err != nil {
+	if err := fill(d); err != nil {
 		b.Fatal(err)
 	}
 	st := backend.NewStore(d, backend.StoreOptions{})
@@ -60,8 +111,8 @@ func benchStore(b *testing.B, name string, scopes, perScope int) *backend.Store 
 
 // BenchmarkRecall100k measures a warm lexical recall of the 10 best of
 // 100,000 facts in one scope, with the default options (300 candidates),
-// on the in-memory and SQLite drivers, and reports the median and the
-// 99th percentile.
+// on the in-memory, SQLite and PostgreSQL drivers, and reports the median
+// and the 99th percentile.
 func BenchmarkRecall100k(b *testing.B) {
 	benchmarkRecall(b, 1, 100_000)
 }
@@ -74,28 +125,52 @@ func BenchmarkRecallOneScopeOf1000(b *testing.B) {
 	benchmarkRecall(b, 1000, 1000)
 }
 
-func benchmarkRecall(b *testing.B, scopes, perScope int) {
-	for _, name := range []string{"inmem", "sqlite"} {
+// BenchmarkRecallHybrid100k measures a warm hybrid recall of the 10 best
+// of 100,000 facts in one scope, each with a vector of 64 dimensions:
+// the lexical recall of BenchmarkRecall100k fused with an exact vector
+// search for as many candidates, with the default options. The embedder
+// is embeddingtest's, which costs microseconds: the time is the recall's.
+func BenchmarkRecallHybrid100k(b *testing.B) {
+	for _, name := range []string{"inmem", "sqlite", "postgres"} {
 		b.Run(name, func(b *testing.B) {
-			st := benchStore(b, name, scopes, perScope)
-			r, err := recall.New(st, recall.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			ctx := context.Background()
-			q := memory.Query{Level: memory.LevelSession}
-			queries := backendtest.BenchTextQueries(64)
-			scope := func(i int) memory.Identity { return backendtest.BenchTextIdentity((i * 7919) % scopes) }
-			// Warm: the first recall builds what the driver keeps for searching.
-			if _, err := r.Recall(ctx, scope(0), q, queries[0], 10); err != nil {
-				b.Fatal(err)
-			}
-			backendtest.TimeEach(b, func(i int) (int, error) {
-				res, err := r.Recall(ctx, scope(i), q, queries[i%len(queries)], 10)
-				return len(res.Hits), err
-			})
+			e := &embeddingtest.Embedder{Dims: benchDims}
+			st := hybridStore(b, name, 100_000, e)
+			timeRecalls(b, st, recall.Options{Embedder: e}, 1)
 		})
 	}
+}
+
+func benchmarkRecall(b *testing.B, scopes, perScope int) {
+	for _, name := range []string{"inmem", "sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) {
+			timeRecalls(b, benchStore(b, name, scopes, perScope), recall.Options{}, scopes)
+		})
+	}
+}
+
+// timeRecalls times recalls of the 10 best with opt on st, over the
+// scopes of the benchmark data in turn, and reports the median and the
+// 99th percentile.
+func timeRecalls(b *testing.B, st *backend.Store, opt recall.Options, scopes int) {
+	r, err := recall.New(st, opt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	q := memory.Query{Level: memory.LevelSession}
+	queries := backendtest.BenchTextQueries(64)
+	scope := func(i int) memory.Identity { return backendtest.BenchTextIdentity((i * 7919) % scopes) }
+	// Warm: the first recall builds what the driver keeps for searching.
+	if _, err := r.Recall(ctx, scope(0), q, queries[0], 10); err != nil {
+		b.Fatal(err)
+	}
+	backendtest.TimeEach(b, func(i int) (int, error) {
+		res, err := r.Recall(ctx, scope(i), q, queries[i%len(queries)], 10)
+		if err == nil && res.Degraded != nil {
+			err = res.Degraded
+		}
+		return len(res.Hits), err
+	})
 }
 
 var benchTemp struct {
@@ -113,6 +188,7 @@ func benchDir() (string, error) {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	pg.Stop()
 	if benchTemp.dir != "" {
 		os.RemoveAll(benchTemp.dir)
 	}
