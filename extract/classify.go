@@ -16,7 +16,7 @@ var (
 	fillerWords = wordSet("hi hello hey there thanks thank thx ty cheers ok okay k sure yes yeah yep yup no nope nah " +
 		"cool great nice awesome perfect fine good morning afternoon evening night bye goodbye later see soon " +
 		"lol haha hmm um uh oh ah wow well right alright sounds got it that that's this is so very much a lot " +
-		"for all too again welcome np problem indeed exactly true agreed totally absolutely of course")
+		"for all too again welcome np problem indeed exactly true agreed totally absolutely of course please")
 	// fillerPhrases are first-person sentences that say nothing about the
 	// speaker worth keeping.
 	fillerPhrases = setOf(fillerPhraseList)

@@ -125,8 +125,11 @@ func readObject(dec *json.Decoder) ([]Fact, error) {
 		return nil, Malformed("the model's JSON object has no list of facts and no fact text")
 	}
 	f, ok, err := objectFact(fields)
-	if err != nil || !ok {
-		return nil, err
+	if err != nil {
+		return nil, Malformed("the model's fact: %s", err.Error())
+	}
+	if !ok {
+		return nil, nil
 	}
 	return []Fact{f}, nil
 }

@@ -29,12 +29,13 @@ var digestLabels = []string{"digest", "summary", "new digest", "updated digest",
 //
 // A reply over MaxReplyBytes is refused before any of it is read, with
 // memory.ErrTooLarge; one that is not valid UTF-8, or has no text left,
-// is memory.ErrInvalidArgument. Both wrap ErrMalformedOutput. A negative
-// maxBytes is memory.ErrInvalidArgument.
+// is memory.ErrInvalidArgument. Both wrap ErrMalformedOutput. A maxBytes
+// other than zero below MinDigestBytes, which no digest might fit, is
+// memory.ErrInvalidArgument.
 func ParseDigest(reply string, maxBytes int) (string, error) {
 	switch {
-	case maxBytes < 0:
-		return "", memory.Errorf(memory.ErrInvalidArgument, "extract: a digest limit of %d bytes; it cannot be negative", maxBytes)
+	case maxBytes != 0 && maxBytes < MinDigestBytes:
+		return "", memory.Errorf(memory.ErrInvalidArgument, "extract: a digest limit of %d bytes; it must be 0 or at least %d", maxBytes, MinDigestBytes)
 	case len(reply) > MaxReplyBytes:
 		return "", tooLargeReply(len(reply))
 	case !utf8.ValidString(reply):
@@ -54,24 +55,18 @@ func ParseDigest(reply string, maxBytes int) (string, error) {
 	return digest, nil
 }
 
-// fencedText returns the body of the first fenced code block of s, from
-// the line after its opening fence to its closing fence (or the end), or
-// s when it has none.
+// fencedText returns the body of the first fenced code block of s (see
+// fencedBlock), without the opening fence's info string, or s when it has
+// none.
 func fencedText(s string) string {
-	i := strings.Index(s, "```")
-	if i < 0 {
+	body, ok := fencedBlock(s)
+	if !ok {
 		return s
 	}
-	body := s[i+3:]
 	if nl := strings.IndexByte(body, '\n'); nl >= 0 {
-		body = body[nl+1:]
-	} else {
-		body = strings.TrimLeft(body, "abcdefghijklmnopqrstuvwxyz")
+		return body[nl+1:]
 	}
-	if j := strings.Index(body, "```"); j >= 0 {
-		body = body[:j]
-	}
-	return body
+	return strings.TrimLeft(body, "abcdefghijklmnopqrstuvwxyz")
 }
 
 // jsonDigest returns the digest of a reply that is a JSON object holding

@@ -23,8 +23,9 @@ const maxStarts = 4
 //     string, a number or a list of them, and what it replaces under
 //     "supersedes" (or "replaces", "contradicts", "updates"), or a bare
 //     string, which is a fact with no sources.
-//   - The JSON may sit in a fenced code block (```json ... ```), which is
-//     read first, or anywhere in prose. The values that open with the
+//   - The JSON may sit in a fenced code block (```json ... ```, the
+//     fences at the start of a line), which is read first, or anywhere in
+//     prose. The values that open with the
 //     first '{' or '[', and with the next after the end of each that is
 //     not facts, are tried in turn, up to four in the block and four in
 //     the whole reply, and the first that holds facts wins; so the JSON
@@ -84,17 +85,10 @@ func ParseFacts(reply string) ([]Fact, error) {
 }
 
 // regions returns where to look for the JSON of a reply: the first fenced
-// code block, when there is one (from its opening fence to its closing
-// fence, or to the end of the reply when it has none), then the whole
-// reply.
+// code block, when there is one (see fencedBlock), then the whole reply.
 func regions(reply string) []string {
-	i := strings.Index(reply, "```")
-	if i < 0 {
-		return []string{reply}
+	if block, ok := fencedBlock(reply); ok {
+		return []string{block, reply}
 	}
-	block := reply[i+3:]
-	if j := strings.Index(block, "```"); j >= 0 {
-		block = block[:j]
-	}
-	return []string{block, reply}
+	return []string{reply}
 }

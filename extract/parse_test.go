@@ -151,6 +151,7 @@ func TestParseDigest(t *testing.T) {
 		{"white space tidied", "  Sam planned   a trip.\r\n\n\n\nThe assistant\tbooked it.  \n", 0, "Sam planned a trip.\n\nThe assistant booked it."},
 		{"fenced with a language", "```markdown\nSam planned a trip.\n```\nHope this helps!", 0, "Sam planned a trip."},
 		{"fenced on one line", "```text Sam planned a trip.```", 0, "Sam planned a trip."},
+		{"fenced on one line, text after", "```text Sam planned a trip.```\nHope this helps!", 0, "Sam planned a trip."},
 		{"JSON object", `{"digest": "Sam planned a trip.\nIt is in June."}`, 0, "Sam planned a trip.\nIt is in June."},
 		{"JSON summary key with trailing comma", `{"summary": "Sam planned a trip.",}`, 0, "Sam planned a trip."},
 		{"JSON without a digest key stays text", `{"x": 1}`, 0, `{"x": 1}`},
@@ -158,10 +159,10 @@ func TestParseDigest(t *testing.T) {
 		{"markdown heading", "## Updated digest\n\nSam planned a trip.", 0, "Sam planned a trip."},
 		{"heading with the text after it", "**Summary:** Sam planned a trip.", 0, "Sam planned a trip."},
 		{"a sentence that starts like a heading stays", "Summary of the day: Sam planned a trip.", 0, "Summary of the day: Sam planned a trip."},
-		{"cut at a sentence", "Sam planned a trip. It is in June. The assistant booked flights.", 40, "Sam planned a trip. It is in June."},
-		{"cut at a line", "Sam planned a trip\nand then booked flights for June", 30, "Sam planned a trip"},
-		{"cut at a word", "Sam planned a very long trip across many countries", 30, "Sam planned a very long…"},
-		{"fits exactly", "Sam planned a trip.", 19, "Sam planned a trip."},
+		{"cut at a sentence", "Sam planned a trip. It is in June. The assistant booked flights for the whole family.", 64, "Sam planned a trip. It is in June."},
+		{"cut at a line", "Sam planned a trip to Lisbon with the kids\nand then booked flights for June", 64, "Sam planned a trip to Lisbon with the kids"},
+		{"cut at a word", "Sam planned a very long trip across many countries and seven seas", 64, "Sam planned a very long trip across many countries and seven…"},
+		{"fits exactly", strings.Repeat("a", 64), 64, strings.Repeat("a", 64)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -195,6 +196,7 @@ func TestParseDigestRefuses(t *testing.T) {
 		{"not valid UTF-8", "Sam \xff", 0, memory.ErrInvalidArgument, true},
 		{"over the size limit", strings.Repeat("a", extract.MaxReplyBytes+1), 0, memory.ErrTooLarge, true},
 		{"negative limit", "Sam planned a trip.", -1, memory.ErrInvalidArgument, false},
+		{"limit below the least", "Sam planned a trip.", extract.MinDigestBytes - 1, memory.ErrInvalidArgument, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -206,5 +208,20 @@ func TestParseDigestRefuses(t *testing.T) {
 				t.Errorf("ParseDigest = %q, %v; want %v, malformed output %v", got, err, c.kind, c.malformed)
 			}
 		})
+	}
+}
+
+// TestFencesStartLines checks that only "```" at the start of a line
+// opens or closes a fenced block: one inside a fact's text is text.
+func TestFencesStartLines(t *testing.T) {
+	reply := "Here:\n```json\n[\"Use ``` for code.\", {\"text\": \"a b\", \"sources\": [\"T1\"]}]\n  ```\nDone."
+	got, err := extract.ParseFacts(reply)
+	want := []extract.Fact{{Text: "Use ``` for code."}, {Text: "a b", Sources: []string{"T1"}}}
+	if err != nil || !cmp.Equal(want, got) {
+		t.Errorf("ParseFacts = %v, %v; want %v", got, err, want)
+	}
+	digest, err := extract.ParseDigest("Note:\n```text\nSam wrote ``` in a chat.\n```\n", 0)
+	if err != nil || digest != "Sam wrote ``` in a chat." {
+		t.Errorf("ParseDigest = %q, %v", digest, err)
 	}
 }

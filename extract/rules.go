@@ -11,7 +11,8 @@ import (
 // Rules.MaxDigestBytes is zero: about a thousand tokens of English.
 const DefaultMaxDigestBytes = 4096
 
-// MinDigestBytes is the smallest Rules.MaxDigestBytes other than zero.
+// MinDigestBytes is the smallest digest limit other than zero that Rules
+// and ParseDigest take: room for a speaker and a few words.
 const MinDigestBytes = 64
 
 // Rules is the deterministic Extractor and Summarizer: it calls no model
