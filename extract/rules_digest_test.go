@@ -29,7 +29,7 @@ func TestRulesDigestLines(t *testing.T) {
 		said{role: memory.RoleTool, text: `{"flight": "TP123"}`},
 		user("Thanks!"),
 		said{role: memory.RoleUser, text: "Caroline said she\nwould join us.", speaker: "Melanie"},
-		user(strings.Repeat("Very long sentence words ", 20) + "end."),
+		user(strings.Repeat("Very long sentence words ", 20)+"end."),
 	)
 	got := summarize(t, extract.Rules{}, "", turns)
 	want := strings.Join([]string{
