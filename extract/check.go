@@ -58,10 +58,7 @@ func CheckExtract(turns, known []memory.Record) error {
 	}
 	ids := make(map[string]bool, len(known))
 	for i, r := range known {
-		if r.Kind != memory.KindFact {
-			return memory.Errorf(memory.ErrInvalidArgument, "extract: known fact %d (%q) is of kind %q, not %q", i, r.ID, r.Kind, memory.KindFact)
-		}
-		if err := checkRecord("known fact", i, r, ids); err != nil {
+		if err := checkRecord("known fact", memory.KindFact, i, r, ids); err != nil {
 			return err
 		}
 	}
@@ -96,10 +93,7 @@ func checkSizes(turns, textBytes int) error {
 func checkTurns(turns []memory.Record) error {
 	ids := make(map[string]bool, len(turns))
 	for i, r := range turns {
-		if r.Kind != memory.KindTurn {
-			return memory.Errorf(memory.ErrInvalidArgument, "extract: turn %d (%q) is of kind %q, not %q", i, r.ID, r.Kind, memory.KindTurn)
-		}
-		if err := checkRecord("turn", i, r, ids); err != nil {
+		if err := checkRecord("turn", memory.KindTurn, i, r, ids); err != nil {
 			return err
 		}
 		if !memory.Role(r.Label).Valid() {
@@ -115,10 +109,12 @@ func checkTurns(turns []memory.Record) error {
 	return nil
 }
 
-// checkRecord checks the id and content of record i, and that no earlier
-// record of its list (ids) had its id.
-func checkRecord(what string, i int, r memory.Record, ids map[string]bool) error {
+// checkRecord checks the kind, id and content of record i of a list, and
+// that no earlier record of the list (ids) had its id.
+func checkRecord(what string, kind memory.Kind, i int, r memory.Record, ids map[string]bool) error {
 	switch {
+	case r.Kind != kind:
+		return memory.Errorf(memory.ErrInvalidArgument, "extract: %s %d (%q) is of kind %q, not %q", what, i, r.ID, r.Kind, kind)
 	case r.ID == "":
 		return memory.Errorf(memory.ErrInvalidArgument, "extract: %s %d has an empty id", what, i)
 	case len(r.ID) > memory.MaxIDBytes:

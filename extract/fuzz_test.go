@@ -245,7 +245,11 @@ func FuzzRules(f *testing.F) {
 			}
 			return
 		}
-		if limit := cmpOr(r.MaxDigestBytes, DefaultMaxDigestBytes); len(digest) > limit || !utf8.ValidString(digest) {
+		limit := r.MaxDigestBytes
+		if limit == 0 {
+			limit = DefaultMaxDigestBytes
+		}
+		if len(digest) > limit || !utf8.ValidString(digest) {
 			t.Fatalf("digest of %d bytes, the budget is %d", len(digest), limit)
 		}
 		again, _, _ := r.Extract(ctx, turns, known)
@@ -254,11 +258,4 @@ func FuzzRules(f *testing.F) {
 			t.Fatalf("a second run differs: %v, %q then %v, %q", facts, digest, again, digestAgain)
 		}
 	})
-}
-
-func cmpOr(a, b int) int {
-	if a != 0 {
-		return a
-	}
-	return b
 }

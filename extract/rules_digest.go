@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"cmp"
 	"context"
 	"strings"
 
@@ -47,11 +48,7 @@ func (r Rules) Summarize(ctx context.Context, previous string, turns []memory.Re
 			lines = append(lines, line)
 		}
 	}
-	budget := r.MaxDigestBytes
-	if budget == 0 {
-		budget = DefaultMaxDigestBytes
-	}
-	return fitDigest(lines, budget), Usage{}, nil
+	return fitDigest(lines, cmp.Or(r.MaxDigestBytes, DefaultMaxDigestBytes)), Usage{}, nil
 }
 
 // digestLine returns the digest line of a user or assistant turn: its
