@@ -21,9 +21,9 @@ var digestLabels = []string{"digest", "summary", "new digest", "updated digest",
 // the first fenced code block when there is one (without its info
 // string), the string under "digest", "summary" or "text" when the reply
 // is a JSON object, and drops a heading such as "Digest:" or "## Summary"
-// on the first line. Each line is made one line of single spaces (see
-// oneLine), runs of blank lines become one, and none are kept at either
-// end. With maxBytes above zero, a longer digest is cut to it: after the
+// on the first line. In each line, runs of white space and control
+// characters become one space, and none are kept at either end; runs of
+// blank lines become one, and none are kept at either end of the digest. With maxBytes above zero, a longer digest is cut to it: after the
 // last sentence or line that ends in its second half, or else at a word
 // with "…".
 //

@@ -62,9 +62,9 @@ func (u Usage) Add(v Usage) Usage {
 // known are facts already stored in the scope (kind memory.KindFact), so
 // that an implementation can leave out what is already known and name
 // what a new fact supersedes; it may be nil. Extract returns the
-// candidate facts in the order of their first source, none of them equal
-// (by words, ignoring case and punctuation) to another or to a known
-// fact. With no turns it returns no facts and uses no model.
+// candidate facts, none of them equal (by words, ignoring case and
+// punctuation) to another or to a known fact, each as Fact describes.
+// With no turns it returns no facts and uses no model.
 //
 // Usage reports what the call spent, also when err is not nil: a model
 // that answered with something unusable was still paid for.

@@ -33,7 +33,8 @@ const maxStarts = 4
 //     that is not facts is never taken for one. Text after the JSON is
 //     ignored.
 //   - Trailing commas, raw line breaks and tabs in strings, and strings
-//     in typographic quotes (“…”) are mended (see repair).
+//     in typographic quotes (“…”, outside any ASCII-quoted string) are
+//     mended.
 //   - A reply cut off inside the list keeps the facts that are whole
 //     before the cut; the one cut off is dropped.
 //

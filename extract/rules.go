@@ -52,11 +52,21 @@ const MinDigestBytes = 64
 // as a source, and a fact equal to a known fact is left out.
 //
 // A new statement of something a person has one of at a time replaces
-// the old: "my <name, birthday, email, job, address, favourite ...> is",
-// "I live in", "I work at/for/as", "I am N years old" (see slotOf for the
-// list). Within the batch the later statement wins and the earlier is
-// left out; against the known facts, the new fact's Supersedes is the id
-// of the first known fact in the same slot (about the same speaker).
+// the old, in these slots: "my" or "our", one to three words that include
+// "favourite" or end in name, surname, nickname, birthday, email, phone,
+// number, address, job, title, role, occupation, profession, employer,
+// salary, age, height, weight, timezone, username, handle, website,
+// pronouns, hometown, location, budget or deadline, then "is" or "are"
+// ("My favorite color is green", "My email address is ..."); "I live in",
+// "I'm living in" or "I'm based in" (one slot), and the same with "we";
+// "I work at" or "for", or "I'm working at", "for" or "employed at", "by"
+// (one slot); "I work as" or "I'm working as"; "I am N years old". Only
+// the start of the sentence counts, after the speaker, spelled
+// "favourite"/"favorite", "colour"/"color" alike. Within the batch the
+// later statement in a slot wins and the earlier is left out; against
+// the known facts, the new fact's Supersedes is the id of the first known
+// fact in the same slot about the same speaker (a fact stored by Rules
+// from a named speaker starts with "<speaker>: ").
 //
 // # Digest
 //

@@ -60,12 +60,17 @@ type Options struct {
 // go through extract.Reconcile, so every fact has sources among the turns
 // and supersedes only a known fact.
 //
-// Token usage is read from the reply's GenerationInfo under the keys the
-// providers use (tokenKeys: "PromptTokens"/"CompletionTokens",
-// "InputTokens"/"OutputTokens", "input_tokens"/"output_tokens"); where a
-// provider reports none, or the call failed, nothing is counted and the
-// call is an UnreportedCall. An Extractor is safe for concurrent use when
-// its model is, as langchaingo's are.
+// Token usage is read from the reply's GenerationInfo, under the first
+// of these pairs of keys that holds a count: "PromptTokens" and
+// "CompletionTokens" (langchaingo's openai, ollama, googleai and maritaca
+// providers), "InputTokens" and "OutputTokens" (anthropic),
+// "input_tokens" and "output_tokens" (bedrock, vertex); from the first
+// choice that has one, as providers repeat a request's totals in every
+// choice. Where a provider reports none (mistral keeps a struct under
+// "usage", which is not read), or the call failed, nothing is counted and
+// the call is one of Usage.UnreportedCalls: no tokens are estimated. An
+// Extractor is safe for concurrent use when its model is, as
+// langchaingo's are.
 type Extractor struct {
 	model llms.Model
 	opt   Options
