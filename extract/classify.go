@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,7 +18,7 @@ var (
 	fillerWords = wordSet("hi hello hey there thanks thank thx ty cheers ok okay k sure yes yeah yep yup no nope nah " +
 		"cool great nice awesome perfect fine good morning afternoon evening night bye goodbye later see soon " +
 		"lol haha hmm um uh oh ah wow well right alright sounds got it that that's this is so very much a lot " +
-		"for all too again welcome np problem indeed exactly true agreed totally absolutely of course please")
+		"for all too again welcome np problem indeed exactly true agree agreed totally absolutely of course please")
 	// fillerPhrases are first-person sentences that say nothing about the
 	// speaker worth keeping.
 	fillerPhrases = setOf(fillerPhraseList)
@@ -73,9 +75,9 @@ var leadIns = []string{
 	"by the way, ", "fyi, ", "fyi ", "btw, ", "btw ",
 }
 
-// stripLeadIns drops leading lead-in phrases and "word," interjections
-// from s and makes its first letter upper case: "Hi, btw, I'm Sam."
-// gives "I'm Sam."
+// stripLeadIns drops leading lead-in phrases and interjections (see
+// leadIn) from s and makes its first letter upper case: "Hi, btw, I'm
+// Sam." gives "I'm Sam."
 func stripLeadIns(s string) string {
 	for range 4 {
 		before := s
@@ -85,8 +87,8 @@ func stripLeadIns(s string) string {
 				break
 			}
 		}
-		if i := strings.IndexAny(s, ",!"); i > 0 && i <= 10 && leadInWords[strings.ToLower(s[:i])] {
-			s = strings.TrimLeft(s[i+1:], " ")
+		if n := leadIn(s); n > 0 {
+			s = strings.TrimLeft(s[n:], " ")
 		}
 		if s == before {
 			break
@@ -107,10 +109,58 @@ func question(s string, w []string) bool {
 	return !terminal(last) && len(w) > 0 && interrogatives[w[0]]
 }
 
-// filler reports whether the words w say nothing to remember: all of them
-// greeting, thanks or acknowledgement words, or one of the first-person
-// filler phrases.
-func filler(w []string) bool {
+// leadIn returns the length of the interjection that opens s with the
+// comma or '!' after it, or 0: one of leadInWords, alone or followed by
+// "there" or one or two names ("Actually,", "Hey Caroline,", "Hi there!").
+func leadIn(s string) int {
+	i := strings.IndexAny(s, ",!")
+	if i <= 0 || i > 40 {
+		return 0
+	}
+	ws := strings.Fields(s[:i])
+	if len(ws) == 0 || len(ws) > 3 || !leadInWords[strings.ToLower(ws[0])] {
+		return 0
+	}
+	for _, w := range ws[1:] {
+		if w != "there" && !name(w) {
+			return 0
+		}
+	}
+	return i + 1
+}
+
+// name reports whether w looks like a name: a capital letter, then
+// letters.
+func name(w string) bool {
+	for i, r := range w {
+		if i == 0 && !unicode.IsUpper(r) || !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// intensifiers make no difference to whether a sentence says anything.
+var intensifiers = wordSet("so really totally completely absolutely just definitely truly very")
+
+// filler reports whether sentence s says nothing to remember: all its
+// words are greeting, thanks or acknowledgement words, or they are one of
+// the first-person filler phrases. A closing address ("Thanks,
+// Caroline!", "I agree, Mel.": one or two names after the last comma) and
+// intensifiers ("so", "really", "totally") are left out of the judgement.
+func filler(s string) bool {
+	if i := strings.LastIndex(s, ", "); i >= 0 {
+		tail := strings.Fields(strings.TrimRight(s[i+2:], ".!?…)\"' "))
+		if len(tail) > 0 && len(tail) <= 2 && !slices.ContainsFunc(tail, func(w string) bool { return !name(w) }) {
+			s = s[:i]
+		}
+	}
+	var w []string
+	for _, x := range words(s) {
+		if !intensifiers[x] {
+			w = append(w, x)
+		}
+	}
 	if fillerPhrases[strings.Join(w, " ")] {
 		return true
 	}

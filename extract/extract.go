@@ -35,8 +35,7 @@ type Usage struct {
 	// provider reported for those requests: the input it read and the
 	// output it wrote. Nothing is estimated: a request whose provider
 	// reported no counts adds nothing here and one to UnreportedCalls.
-	PromptTokens     int
-	CompletionTokens int
+	PromptTokens, CompletionTokens int
 	// UnreportedCalls counts the requests among ModelCalls whose tokens
 	// are not in the totals, because the provider reported none or the
 	// request failed before it could.

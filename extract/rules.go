@@ -28,8 +28,9 @@ const MinDigestBytes = 64
 // default), sentence by sentence. A sentence ends at a line break or at
 // '.', '!', '?' or '…' followed by white space (not after "Dr." and the
 // like, nor after an initial). Lead-ins are dropped from its start ("Hi,",
-// "Actually,", "btw", "Remember that", "Note that"), and it is kept as a
-// fact when it says something about the speaker or a date:
+// "Hey Caroline,", "Actually,", "btw", "Remember that", "Note that"), and
+// it is kept as a fact when it says something about the speaker or a
+// date:
 //
 //   - it has "I", "my", "we", "our" or one of their forms ("I'm", "mine",
 //     "we've", ...), or names a date or time (a month, a weekday, today,
@@ -38,8 +39,10 @@ const MinDigestBytes = 64
 //   - and it is not a question (it ends with '?', or opens with "what",
 //     "can", "do" and the like and has no closing punctuation), not
 //     filler (greetings, thanks and acknowledgements only, or one of a
-//     list such as "I see", "I don't know", "I'm fine"), not addressed to
-//     the listener (no "you" or "your": a request or a reaction), not a
+//     list such as "I see", "I don't know", "I'm fine", leaving out a
+//     closing "..., Caroline" and words such as "so" and "totally"), not
+//     addressed to the listener (no "you" or "your": a request or a
+//     reaction), not a
 //     request that opens with a verb ("Please", "Tell", "Book", ...), not
 //     code (two or more of {}<>=`|\^~), has two words or more, and is at
 //     most MaxFactBytes long.
@@ -179,7 +182,7 @@ func factSentence(s string) (string, bool) {
 	}
 	w := words(s)
 	switch {
-	case len(w) < 2, question(s, w), filler(w), anyOf(w, listener), imperatives[w[0]]:
+	case len(w) < 2, question(s, w), filler(s), anyOf(w, listener), imperatives[w[0]]:
 		return "", false
 	}
 	return s, anyOf(w, selfWords) || mentionsDate(w)

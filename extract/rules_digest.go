@@ -69,7 +69,7 @@ func digestLine(t memory.Record) string {
 	}
 	var picked []string
 	for s := range sentences(t.Content) {
-		if w := words(s); len(w) == 0 || filler(w) {
+		if len(words(s)) == 0 || filler(s) {
 			continue
 		}
 		picked = append(picked, cutText(s, maxDigestSentence))

@@ -28,6 +28,7 @@ func TestRulesDigestLines(t *testing.T) {
 		assistant("Great. I found a 9:40 flight on June 3. It costs 120 euros. Shall I book it?"),
 		said{role: memory.RoleTool, text: `{"flight": "TP123"}`},
 		user("Thanks!"),
+		assistant("Wow, Melanie! That's great, Mel."),
 		said{role: memory.RoleUser, text: "Caroline said she\nwould join us.", speaker: "Melanie"},
 		user(strings.Repeat("Very long sentence words ", 20)+"end."),
 	)

@@ -55,6 +55,9 @@ func TestRulesKeepsFactsAboutTheSpeaker(t *testing.T) {
 		{"Hi! Hello there. Thanks so much. Ok, great.", nil},
 		{"I see. I agree. I don't know. I'm fine. I think so.", nil},
 		{"Good morning!", nil},
+		{"Thanks, Caroline! Wow, Melanie! I totally agree, Mel. That's so great, Caroline.", nil},
+		{"Hey Caroline, since we last chatted, I ran a race.", []string{"Since we last chatted, I ran a race."}},
+		{"Hi there! I'm Sam, Sam Lee.", []string{"I'm Sam, Sam Lee."}},
 		// Requests and reactions addressed to the listener.
 		{"Tell me a joke about my cat.", nil},
 		{"Please book my flight for Friday.", nil},
