@@ -28,17 +28,11 @@ const (
 	MaxReplyBytes = 1 << 20
 )
 
-// SpeakerKey is the metadata key that names who said a turn, a display
-// name such as "Caroline": the key package recall reads (recall.SpeakerKey).
-// Rules and the prompts of extract/llmextract attribute a turn's text to
-// this name when the turn has one, and to its role otherwise.
-const SpeakerKey = "speaker"
-
 // CheckExtract validates the input of Extractor.Extract. Every turn must
 // be a record of kind memory.KindTurn with a non-empty id of at most
 // memory.MaxIDBytes bytes of valid UTF-8 without NUL, no two with one id,
 // a valid memory.Role as its Label, content of valid UTF-8 without NUL
-// (memory.MaxContentBytes at most), and a speaker (metadata SpeakerKey)
+// (memory.MaxContentBytes at most), and a speaker (metadata memory.SpeakerKey)
 // of at most memory.MaxLabelBytes bytes of such text. Every known fact
 // must be of kind memory.KindFact with such an id, distinct from the
 // other known facts', and such content. At most MaxTurns turns,
@@ -99,10 +93,10 @@ func checkTurns(turns []memory.Record) error {
 		if !memory.Role(r.Label).Valid() {
 			return memory.Errorf(memory.ErrInvalidArgument, "extract: turn %d (%s) has role %q; the roles are %v", i, r.ID, r.Label, memory.Roles)
 		}
-		if sp := r.Metadata[SpeakerKey]; len(sp) > memory.MaxLabelBytes {
+		if sp := r.Metadata[memory.SpeakerKey]; len(sp) > memory.MaxLabelBytes {
 			return memory.Errorf(memory.ErrTooLarge, "extract: the speaker of turn %s is %d bytes, the limit is %d", r.ID, len(sp), memory.MaxLabelBytes)
 		}
-		if err := checkText("the speaker of turn "+r.ID, r.Metadata[SpeakerKey]); err != nil {
+		if err := checkText("the speaker of turn "+r.ID, r.Metadata[memory.SpeakerKey]); err != nil {
 			return err
 		}
 	}

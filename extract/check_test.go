@@ -8,16 +8,9 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/extract"
-	"github.com/agentmem/memory/recall"
 )
 
 func isInvalid(err error) bool { return errors.Is(err, memory.ErrInvalidArgument) }
-
-func TestSpeakerKeyIsRecalls(t *testing.T) {
-	if extract.SpeakerKey != recall.SpeakerKey {
-		t.Errorf("extract.SpeakerKey is %q, recall.SpeakerKey %q", extract.SpeakerKey, recall.SpeakerKey)
-	}
-}
 
 // TestBadInputIsClassified checks every input check, through both checks
 // and both methods of Rules.
@@ -58,9 +51,9 @@ func TestBadInputIsClassified(t *testing.T) {
 		{"content not UTF-8", turn(func(r *memory.Record) { r.Content = "I like \xff." }), nil, "", memory.ErrInvalidArgument},
 		{"content with NUL", turn(func(r *memory.Record) { r.Content = "I like\x00 tea." }), nil, "", memory.ErrInvalidArgument},
 		{"content too large", turn(func(r *memory.Record) { r.Content = strings.Repeat("a", memory.MaxContentBytes+1) }), nil, "", memory.ErrTooLarge},
-		{"speaker not UTF-8", turn(func(r *memory.Record) { r.Metadata = map[string]string{extract.SpeakerKey: "\xff"} }), nil, "", memory.ErrInvalidArgument},
+		{"speaker not UTF-8", turn(func(r *memory.Record) { r.Metadata = map[string]string{memory.SpeakerKey: "\xff"} }), nil, "", memory.ErrInvalidArgument},
 		{"speaker too long", turn(func(r *memory.Record) {
-			r.Metadata = map[string]string{extract.SpeakerKey: strings.Repeat("a", memory.MaxLabelBytes+1)}
+			r.Metadata = map[string]string{memory.SpeakerKey: strings.Repeat("a", memory.MaxLabelBytes+1)}
 		}), nil, "", memory.ErrTooLarge},
 		{"too many turns", many(extract.MaxTurns+1, conversation(user("hi"))[0]), nil, "", memory.ErrTooLarge},
 		{"too much text", many(5, conversation(user(big))[0]), nil, "", memory.ErrTooLarge},

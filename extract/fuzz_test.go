@@ -205,7 +205,7 @@ func FuzzRules(f *testing.F) {
 		turns := []memory.Record{
 			{ID: "t1", Kind: memory.KindTurn, Identity: id, Label: string(memory.RoleUser), Content: a},
 			{ID: "t2", Kind: memory.KindTurn, Identity: id, Label: string(memory.Roles[int(roles)%len(memory.Roles)]), Content: b,
-				Metadata: map[string]string{SpeakerKey: speaker}},
+				Metadata: map[string]string{memory.SpeakerKey: speaker}},
 		}
 		known := []memory.Record{{ID: "k1", Kind: memory.KindFact, Identity: id, Content: knownText}}
 		r := Rules{FactRoles: memory.Roles, MaxDigestBytes: int(budget)}

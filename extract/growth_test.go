@@ -11,13 +11,8 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/extract"
+	"github.com/agentmem/memory/internal/cputime"
 )
-
-func wallTime(f func()) time.Duration {
-	start := time.Now()
-	f()
-	return time.Since(start)
-}
 
 // growth returns how many times longer big takes than small: the least
 // thread CPU time of three runs each, the two sizes interleaved over up
@@ -32,7 +27,7 @@ func growth(small, big func(), limit float64) (ratio float64, ts, tb time.Durati
 		best := time.Duration(1<<63 - 1)
 		for range 3 {
 			runtime.GC()
-			best = min(best, threadTime(f))
+			best = min(best, cputime.Thread(f))
 		}
 		return best
 	}

@@ -12,7 +12,7 @@ import (
 type said struct {
 	role    memory.Role
 	text    string
-	speaker string // metadata extract.SpeakerKey, or ""
+	speaker string // metadata memory.SpeakerKey, or ""
 }
 
 var testTime = time.Date(2024, 5, 3, 10, 0, 0, 0, time.UTC)
@@ -26,7 +26,7 @@ func conversation(turns ...said) []memory.Record {
 		r := memory.NewTurn(id, s.role, s.text, testTime.Add(time.Duration(i)*time.Minute))
 		r.ID = fmt.Sprintf("t%d", i+1)
 		if s.speaker != "" {
-			r.Metadata = map[string]string{extract.SpeakerKey: s.speaker}
+			r.Metadata = map[string]string{memory.SpeakerKey: s.speaker}
 		}
 		out[i] = r
 	}

@@ -49,7 +49,7 @@ const MinDigestBytes = 64
 //
 // The fact is the sentence as said, on one line (whitespace normalised,
 // first letter upper case); a turn that names its speaker (metadata
-// SpeakerKey) gets "<speaker>: " in front, so that "I" stays whose it
+// memory.SpeakerKey) gets "<speaker>: " in front, so that "I" stays whose it
 // was. Its source is the turn. The same fact said again (same words,
 // ignoring case and punctuation) is one fact with every turn that said it
 // as a source, and a fact equal to a known fact is left out.
@@ -75,7 +75,7 @@ const MinDigestBytes = 64
 //
 // Summarize appends one line per user or assistant turn to the previous
 // digest (system and tool turns are left out): "<speaker>: " (the turn's
-// SpeakerKey metadata, or "User" or "Assistant") and the first two of its
+// memory.SpeakerKey metadata, or "User" or "Assistant") and the first two of its
 // sentences that are not filler, each cut at a word to 240 bytes at most.
 // Then, while the digest is over MaxDigestBytes, older lines are thinned
 // first: oldest first, each line but the newest is cut to its speaker and
@@ -192,7 +192,7 @@ func factSentence(s string) (string, bool) {
 // line, without colons (which would blur where the name ends), at most
 // maxSpeakerLabel bytes; or "".
 func speakerName(t memory.Record) string {
-	return cutText(oneLine(strings.ReplaceAll(t.Metadata[SpeakerKey], ":", " ")), maxSpeakerLabel)
+	return cutText(oneLine(strings.ReplaceAll(t.Metadata[memory.SpeakerKey], ":", " ")), maxSpeakerLabel)
 }
 
 // slotBatch collects the candidate facts of one batch, leaving out those

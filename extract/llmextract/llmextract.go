@@ -108,7 +108,7 @@ func New(model llms.Model, opt Options) (*Extractor, error) {
 //	{"turns":[{"id":"T1","role":"user","name":"Sam","time":"2024-05-03T10:00:00Z","text":"..."}],
 //	 "known_facts":[{"id":"F1","text":"..."}]}
 //
-// ("name" is the turn's extract.SpeakerKey metadata and "time" its
+// ("name" is the turn's memory.SpeakerKey metadata and "time" its
 // creation time in UTC, each left out when it has none). The facts the
 // reply gives are mapped back from labels to ids ("T2", "t2" and 2 name
 // the second turn; "F1", "f1" and 1 the first known fact) and go through

@@ -31,7 +31,7 @@ func newExtractor(t *testing.T, m llms.Model, opt llmextract.Options) *llmextrac
 // labels of the reply come back as record ids.
 func TestExtractOneCall(t *testing.T) {
 	batch := turns("I moved to Berlin.", "I'm vegetarian.", "My cat is called Miso.")
-	batch[2].Metadata = map[string]string{extract.SpeakerKey: "Sam"}
+	batch[2].Metadata = map[string]string{memory.SpeakerKey: "Sam"}
 	known := facts("The user lives in Paris.", "The user has a cat.")
 	m := &scripted{steps: []step{text("```json\n" + `{"facts":[
 		{"text":"The user moved to Berlin.","sources":["T1"],"supersedes":"F1"},

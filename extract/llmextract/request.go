@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/extract"
 )
 
 // turnJSON is one turn as the prompts describe it.
@@ -49,7 +48,7 @@ func factLabel(i int) string { return "F" + strconv.Itoa(i+1) }
 func turnsJSON(turns []memory.Record, labelled bool) []turnJSON {
 	out := make([]turnJSON, len(turns))
 	for i, t := range turns {
-		out[i] = turnJSON{Role: t.Label, Name: t.Metadata[extract.SpeakerKey], Text: t.Content}
+		out[i] = turnJSON{Role: t.Label, Name: t.Metadata[memory.SpeakerKey], Text: t.Content}
 		if labelled {
 			out[i].ID = turnLabel(i)
 		}

@@ -10,6 +10,8 @@ import (
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 	"github.com/pkoukk/tiktoken-go-loader/assets"
 	"github.com/tiktoken-go/tokenizer"
+
+	"github.com/agentmem/memory/internal/cputime"
 )
 
 // The benchmarks measure this package and the two Go libraries it was
@@ -150,7 +152,7 @@ func BenchmarkLoad(b *testing.B) {
 // the CPU time of the benchmark's thread per op (cpu-ns/op), which on a
 // shared machine leaves out the time spent waiting for a core.
 func cpuLoop(b *testing.B, f func()) {
-	cpu := threadTime(func() {
+	cpu := cputime.Thread(func() {
 		for b.Loop() {
 			f()
 		}

@@ -5,13 +5,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func wallTime(f func()) time.Duration {
-	start := time.Now()
-	f()
-	return time.Since(start)
-}
+	"github.com/agentmem/memory/internal/cputime"
+)
 
 // growthCases are the inputs whose cost must grow as O(n log n): single
 // long words of several scripts (one piece each, the worst case of a
@@ -75,7 +71,7 @@ func TestGrowth(t *testing.T) {
 		timeOf := func(text string) time.Duration {
 			best := time.Duration(1<<63 - 1)
 			for range runs {
-				best = min(best, threadTime(func() {
+				best = min(best, cputime.Thread(func() {
 					if _, err := c.CountTokens(context.Background(), text); err != nil {
 						t.Fatal(err)
 					}
