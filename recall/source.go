@@ -29,7 +29,7 @@ func newSource(d driver.Driver) source {
 	if tr, ok := d.(driver.TextRanker); ok {
 		return rankerSource{d, tr}
 	}
-	return &searchSource{d: d, ts: d.(driver.TextSearcher), recs: map[string]memory.Record{}}
+	return &searchSource{d: d, ts: d.(driver.TextSearcher)}
 }
 
 // rankerSource is the source of a driver.TextRanker.
@@ -69,11 +69,17 @@ func listByID(ctx context.Context, d driver.Driver, dq driver.Query, ids []strin
 
 // searchSource is the source of a driver with text search alone: its
 // SearchText returns whole records, and the turns of a session are one
-// List each. It keeps every record it was given.
+// List each. It keeps every record it was given, and finds them by id
+// only when read asks: a recall reads ten of hundreds.
 type searchSource struct {
 	d    driver.Driver
 	ts   driver.TextSearcher
-	recs map[string]memory.Record
+	// matches and recs are the records given, as they came, in the
+	// matches of a search and a List's records: copying hundreds of
+	// records costs a recall more than its search.
+	matches [][]driver.Match
+	recs    [][]memory.Record
+	at      map[string]*memory.Record // the records by id, built by read
 }
 
 func (s *searchSource) rank(ctx context.Context, dq driver.Query, text string, n int) ([]driver.RefMatch, error) {
@@ -82,10 +88,11 @@ func (s *searchSource) rank(ctx context.Context, dq driver.Query, text string, n
 		return nil, err
 	}
 	out := make([]driver.RefMatch, len(matches))
-	for i, m := range matches {
-		s.recs[m.Record.ID] = m.Record
+	for i := range matches {
+		m := &matches[i]
 		out[i] = driver.RefMatch{Ref: driver.RefOf(m.Record), Score: m.Score, WriterScore: m.WriterScore}
 	}
+	s.matches, s.at = append(s.matches, matches), nil
 	return out, nil
 }
 
@@ -107,21 +114,34 @@ func (s *searchSource) writerRefs(ctx context.Context, dq driver.Query, writers 
 		refs := make([]driver.Ref, 0, len(recs))
 		for _, rec := range recs {
 			if rec.Content != "" {
-				s.recs[rec.ID] = rec
 				refs = append(refs, driver.RefOf(rec))
 			}
 		}
 		out[i] = refs
+		s.recs, s.at = append(s.recs, recs), nil
 	}
 	return out, nil
 }
 
 func (s *searchSource) read(ctx context.Context, dq driver.Query, ids []string) (map[string]memory.Record, error) {
+	if s.at == nil {
+		s.at = map[string]*memory.Record{}
+		for _, ms := range s.matches {
+			for i := range ms {
+				s.at[ms[i].Record.ID] = &ms[i].Record
+			}
+		}
+		for _, recs := range s.recs {
+			for i := range recs {
+				s.at[recs[i].ID] = &recs[i]
+			}
+		}
+	}
 	out := make(map[string]memory.Record, len(ids))
 	var missing []string
 	for _, id := range ids {
-		if rec, ok := s.recs[id]; ok {
-			out[id] = rec
+		if rec, ok := s.at[id]; ok {
+			out[id] = *rec
 		} else {
 			missing = append(missing, id)
 		}

@@ -79,8 +79,18 @@ func RefOf(rec memory.Record) Ref {
 // Asks reports whether text asks a question: it ends with a question mark
 // (ASCII or fullwidth), closing quotes, brackets and spaces aside.
 func Asks(text string) bool {
-	text = strings.TrimRight(text, " \t\r\n\"'”’)]")
-	return strings.HasSuffix(text, "?") || strings.HasSuffix(text, "？")
+	for text != "" {
+		r, size := utf8.DecodeLastRuneInString(text)
+		switch r {
+		case '?', '？':
+			return true
+		case ' ', '\t', '\r', '\n', '"', '\'', '”', '’', ')', ']':
+			text = text[:len(text)-size]
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // RefMatch is a text search's match by reference: a Match whose record is

@@ -63,7 +63,7 @@ func TestWhere(t *testing.T) {
 			name:  "ids read the primary key",
 			q:     driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldSession, Identity: alice}, IDs: []string{"x", "y"}},
 			lite:  "tenant_id = ? AND +session_id = ? AND id IN (?, ?)",
-			pg:    "tenant_id = $1 AND session_id = $2 AND session_id <> '' AND id = ANY($3::text[])",
+			pg:    "tenant_id = $1 AND (session_id || '') = $2 AND id = ANY($3::text[])",
 			liteN: 4, pgArg: 3,
 		},
 		{
