@@ -72,8 +72,8 @@ func listByID(ctx context.Context, d driver.Driver, dq driver.Query, ids []strin
 // List each. It keeps every record it was given, and finds them by id
 // only when read asks: a recall reads ten of hundreds.
 type searchSource struct {
-	d    driver.Driver
-	ts   driver.TextSearcher
+	d  driver.Driver
+	ts driver.TextSearcher
 	// matches and recs are the records given, as they came, in the
 	// matches of a search and a List's records: copying hundreds of
 	// records costs a recall more than its search.
