@@ -19,7 +19,7 @@ import (
 )
 
 // Driver is the cgo build's driver.Driver, Sweeper, Swapper,
-// VectorSearcher and Claimer. Without cgo, Open and New never return one,
+// VectorSearcher, TextRanker (and so TextSearcher) and Claimer. Without cgo, Open and New never return one,
 // and every method of a zero Driver but Close fails with
 // memory.ErrUnimplemented.
 type Driver struct{}
@@ -29,6 +29,7 @@ var (
 	_ driver.Sweeper        = (*Driver)(nil)
 	_ driver.Swapper        = (*Driver)(nil)
 	_ driver.VectorSearcher = (*Driver)(nil)
+	_ driver.TextRanker     = (*Driver)(nil)
 	_ driver.Claimer        = (*Driver)(nil)
 )
 
@@ -62,6 +63,21 @@ func (d *Driver) Swap(context.Context, memory.Record, int64) (int64, error) { re
 
 // Search fails with memory.ErrUnimplemented.
 func (d *Driver) Search(context.Context, driver.Query, []float32, int) ([]driver.Match, error) {
+	return nil, errNoCgo()
+}
+
+// SearchText fails with memory.ErrUnimplemented.
+func (d *Driver) SearchText(context.Context, driver.Query, string, int) ([]driver.Match, error) {
+	return nil, errNoCgo()
+}
+
+// RankText fails with memory.ErrUnimplemented.
+func (d *Driver) RankText(context.Context, driver.Query, string, int) ([]driver.RefMatch, error) {
+	return nil, errNoCgo()
+}
+
+// WriterRefs fails with memory.ErrUnimplemented.
+func (d *Driver) WriterRefs(context.Context, driver.Query, []memory.Identity) ([][]driver.Ref, error) {
 	return nil, errNoCgo()
 }
 

@@ -30,6 +30,15 @@ func TestWithoutCgo(t *testing.T) {
 	if _, err := d.List(ctx, driver.Query{}); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("List = %v, want memory.ErrUnimplemented", err)
 	}
+	if _, err := d.SearchText(ctx, driver.Query{}, "x", 1); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("SearchText = %v, want memory.ErrUnimplemented", err)
+	}
+	if _, err := d.RankText(ctx, driver.Query{}, "x", 1); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("RankText = %v, want memory.ErrUnimplemented", err)
+	}
+	if _, err := d.WriterRefs(ctx, driver.Query{}, nil); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("WriterRefs = %v, want memory.ErrUnimplemented", err)
+	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close = %v, want nil", err)
 	}
