@@ -552,16 +552,10 @@ func createdIn(t time.Time, periods []period, loc *time.Location) bool {
 // sortHits orders hits by score, then newest, then greatest id.
 func sortHits(out []hit) {
 	slices.SortFunc(out, func(a, b hit) int {
-		switch {
-		case a.score != b.score:
-			if a.score > b.score {
-				return -1
-			}
-			return 1
-		case !a.ref.Created.Equal(b.ref.Created):
-			return b.ref.Created.Compare(a.ref.Created)
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
 		}
-		return strings.Compare(b.ref.ID, a.ref.ID)
+		return driver.CompareRefs(a.ref, b.ref)
 	})
 }
 

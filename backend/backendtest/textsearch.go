@@ -241,12 +241,7 @@ func checkWriterRefs(r reporter, what string, tr driver.TextRanker, q driver.Que
 	}
 	for i, w := range writers {
 		refs := want[w]
-		slices.SortFunc(refs, func(a, b driver.Ref) int {
-			if c := b.Created.Compare(a.Created); c != 0 {
-				return c
-			}
-			return strings.Compare(b.ID, a.ID)
-		})
+		slices.SortFunc(refs, driver.CompareRefs)
 		if len(got[i]) != len(refs) {
 			r.Errorf("%s: WriterRefs gives writer %+v %d records, want %d", what, w, len(got[i]), len(refs))
 			continue

@@ -70,6 +70,15 @@ type Ref struct {
 	Asks bool
 }
 
+// CompareRefs orders Refs as List orders their records (see Newer):
+// negative when a comes first, Created descending, then ID descending.
+func CompareRefs(a, b Ref) int {
+	if c := b.Created.Compare(a.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(b.ID, a.ID)
+}
+
 // RefOf returns the Ref of rec.
 func RefOf(rec memory.Record) Ref {
 	return Ref{ID: rec.ID, Kind: rec.Kind, Identity: rec.Identity, Created: rec.Created,

@@ -2,7 +2,6 @@ package sqldriver
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -207,26 +206,22 @@ func (s *SQL) Where(b *strings.Builder, args []any, q driver.Query) []any {
 		}
 		and()
 		v := f.Identity.Get(c.f)
+		col := c.col
 		switch {
 		case c.f == memory.FieldTenant || c.f == pinned:
-			b.WriteString(c.col)
 		case s.d.PinIndex:
-			b.WriteByte('+')
-			b.WriteString(c.col)
+			col = "+" + col
 		case len(q.IDs) > 0:
 			// Named ids read the primary key. An expression no index
 			// holds keeps the identity indexes out of the plan, which a
 			// planner misled by stale statistics would otherwise walk
 			// through all of a writer's records.
-			b.WriteString("(" + c.col + " || '')")
-		default:
-			b.WriteString(c.col)
+			col = "(" + col + " || '')"
 		}
+		b.WriteString(col)
 		b.WriteString(" = ")
 		args = s.param(b, args, v)
-		// With ids named, no identity index: the primary key finds the
-		// few rows, where an identity index would read its whole writer's.
-		partial := c.indexed && v != "" && len(q.IDs) == 0
+		partial := c.indexed && v != "" && len(q.IDs) == 0 // named ids: no identity index
 		if s.d.PinIndex {
 			partial = c.f == pinned
 		}
@@ -282,25 +277,8 @@ func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db Queryer,
 	if err != nil {
 		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 	}
-	if len(q.IDs) == 0 {
-		out, err := Collect(rows, q.Limit, s.ScanRecord)
-		return out, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
-	}
-	// Named ids are ordered here; see listSQL.
-	out, err := Collect(rows, 0, s.ScanRecord)
-	if err != nil {
-		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
-	}
-	slices.SortFunc(out, func(a, b memory.Record) int {
-		if driver.Newer(a, b) {
-			return -1
-		}
-		return 1
-	})
-	if q.Limit > 0 && len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
+	out, err := Collect(rows, q.Limit, s.ScanRecord)
+	return out, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 }
 
 // listSQL returns List's statement and its parameters.
@@ -313,15 +291,7 @@ func (s *SQL) listSQL(columns string, q driver.Query, now int64) (string, []any)
 	args := s.Where(&b, nil, q)
 	b.WriteString(s.liveSQL)
 	args = s.param(&b, args, now)
-	b.WriteString(")")
-	if len(q.IDs) > 0 {
-		// At most memory.MaxBatch rows, which List orders and limits: an
-		// ORDER BY here would lead PostgreSQL's planner to an identity
-		// index, already in that order, and through every record of the
-		// writer, rather than to the few rows the primary key holds.
-		return b.String(), args
-	}
-	b.WriteString(" ORDER BY created DESC, id DESC")
+	b.WriteString(") ORDER BY created DESC, id DESC")
 	if q.Limit > 0 {
 		b.WriteString(" LIMIT ")
 		args = s.param(&b, args, int64(q.Limit))

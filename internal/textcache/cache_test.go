@@ -146,12 +146,7 @@ func checkWriterRefs(t *testing.T, c *Cache, q driver.Query, writers []memory.Id
 				want = append(want, refOf(s))
 			}
 		}
-		slices.SortFunc(want, func(a, b driver.Ref) int {
-			if c := b.Created.Compare(a.Created); c != 0 {
-				return c
-			}
-			return strings.Compare(b.ID, a.ID)
-		})
+		slices.SortFunc(want, driver.CompareRefs)
 		if !slices.Equal(got[i], want) {
 			t.Fatalf("WriterRefs(%+v) for writer %+v at %d:\n got %+v\nwant %+v", q, w, now, got[i], want)
 		}

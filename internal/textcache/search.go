@@ -1,9 +1,7 @@
 package textcache
 
 import (
-	"cmp"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/agentmem/memory"
@@ -66,22 +64,13 @@ func (c *Cache) WriterRefs(q driver.Query, writers []memory.Identity, now int64)
 		if g == nil || !q.Filter.Matches(w) {
 			continue
 		}
-		var rows []*Row
+		var refs []driver.Ref
 		for r := range g.x.Refs() {
 			if (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) {
-				rows = append(rows, r)
+				refs = append(refs, r.ref())
 			}
 		}
-		slices.SortFunc(rows, func(a, b *Row) int {
-			if c := cmp.Compare(b.Created, a.Created); c != 0 {
-				return c
-			}
-			return strings.Compare(b.ID, a.ID)
-		})
-		refs := make([]driver.Ref, len(rows))
-		for j, r := range rows {
-			refs[j] = r.ref()
-		}
+		slices.SortFunc(refs, driver.CompareRefs)
 		out[i] = refs
 	}
 	return out
