@@ -90,7 +90,11 @@ func writeModel(ctx context.Context, s *backend.Store, info ModelInfo, old memor
 		}
 	}
 	rec.Content = string(b)
-	_, err = s.Driver().(driver.Swapper).Swap(ctx, rec, expect)
+	sw, ok := s.Driver().(driver.Swapper)
+	if !ok {
+		return memory.Errorf(memory.ErrUnimplemented, "embedding: recording the model needs a versioned write (driver.Swapper), and the %T driver has none", s.Driver())
+	}
+	_, err = sw.Swap(ctx, rec, expect)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/embedding"
 )
 
@@ -65,6 +66,20 @@ func TestQuerier(t *testing.T) {
 			t.Errorf("nil store: %v", err)
 		}
 	})
+	// A store whose driver cannot record the model: a classified error,
+	// not a panic, and no model call.
+	st := backend.NewStore(noSwap{inmem.New(inmem.Options{})}, backend.StoreOptions{})
+	f := newFake("m1")
+	q, err := embedding.NewQuerier(st, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.EmbedQuery(context.Background(), "topic3"); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("EmbedQuery on a store without compare-and-swap: %v, want memory.ErrUnimplemented", err)
+	}
+	if n := len(f.sizes()); n != 0 {
+		t.Errorf("the model was called %d times on a store that cannot record it", n)
+	}
 }
 
 func queryVector(text string) []float32 {

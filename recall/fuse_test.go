@@ -10,10 +10,12 @@ import (
 
 // TestFusions checks the scores both fusions give, worked out by hand.
 func TestFusions(t *testing.T) {
-	rec := func(id string) memory.Record { return memory.Record{ID: id} }
-	ref := func(id string, score float64) hit { return hit{ref: driver.Ref{ID: id}, score: score} }
+	ref := func(id string, score float64) hit { return hit{ref: &driver.Ref{ID: id}, score: score} }
+	read := func(id string, score float64) hit { // a hit whose record a search read
+		return hit{ref: &driver.Ref{ID: id}, rec: &memory.Record{ID: id}, score: score}
+	}
 	lexical := []hit{ref("a", 9), ref("b", 3), ref("c", 1)}
-	vector := []driver.Match{{Record: rec("d"), Score: 0.9}, {Record: rec("b"), Score: 0.7}, {Record: rec("a"), Score: 0.4}}
+	vector := []hit{read("d", 0.9), read("b", 0.7), read("a", 0.4)}
 	vectorIDs := map[string]bool{"a": true, "b": true, "d": true}
 	check := func(what string, got []hit, want map[string]float64) {
 		t.Helper()

@@ -294,22 +294,34 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 	}
 	src := newSource(r.store.Driver())
 	n := max(k, r.opt.Candidates)
+	var vector <-chan vectorRanking
+	if r.querier != nil {
+		vctx, cancel := context.WithCancel(ctx)
+		vector = r.startVector(vctx, dq, text, n)
+		defer func() { // on every return: the vector half stopped and waited for
+			cancel()
+			if vector != nil {
+				<-vector
+			}
+		}()
+	}
 	ranked, err := r.lexical(ctx, src, dq, text, n)
 	if err != nil {
 		return Results{}, err
 	}
 	var degraded error
-	if r.querier != nil {
-		vector, err := r.querier.Search(ctx, id, q, text, n)
+	if vector != nil {
+		v := <-vector
+		vector = nil
 		switch {
-		case err == nil && r.opt.Fusion == RankFusion:
-			ranked = fuse(r.opt.FusionK, ranked, vector)
-		case err == nil:
-			ranked = fuseScores(ranked, vector)
+		case v.err == nil && r.opt.Fusion == RankFusion:
+			ranked = fuse(r.opt.FusionK, ranked, v.hits)
+		case v.err == nil:
+			ranked = fuseScores(ranked, v.hits)
 		case ctx.Err() != nil:
 			return Results{}, ctx.Err()
 		default:
-			degraded = err
+			degraded = v.err
 		}
 	}
 	hits, err := r.rerank(ctx, src, dq, ranked, k)
@@ -320,9 +332,10 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 }
 
 // hit is a record a recall scores: its Ref, the record itself once read
-// (nil until then), and its score.
+// (nil until then), and its score. The Ref is the search's, not a copy:
+// a recall sorts hundreds of hits.
 type hit struct {
-	ref   driver.Ref
+	ref   *driver.Ref
 	rec   *memory.Record
 	score float64
 }
@@ -387,46 +400,34 @@ func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) (
 	return out, nil
 }
 
-// fuse merges the lexical ranking and the vector matches by reciprocal
-// rank fusion: each record scores the sum, over the lists it is in, of
-// 1/(k + its rank there), ranks counted from 1.
-func fuse(k float64, lexical []hit, vector []driver.Match) []hit {
+// fuse merges the lexical and vector rankings by reciprocal rank fusion:
+// each record scores the sum, over the lists it is in, of 1/(k + its
+// rank there), ranks counted from 1.
+func fuse(k float64, lexical, vector []hit) []hit {
 	f := newFusion(len(lexical) + len(vector))
-	for i, h := range lexical {
-		f.add(h, 1/(k+float64(i+1)))
-	}
-	for i, m := range vector {
-		f.add(matchHit(m), 1/(k+float64(i+1)))
+	for _, list := range [][]hit{lexical, vector} {
+		for i, h := range list {
+			f.add(h, 1/(k+float64(i+1)))
+		}
 	}
 	return f.results()
 }
 
-// fuseScores merges the lexical ranking and the vector matches by their
-// scores, each list's scaled to [0, 1] by its own lowest and highest.
-func fuseScores(lexical []hit, vector []driver.Match) []hit {
+// fuseScores merges the lexical and vector rankings by their scores, each
+// list's scaled to [0, 1] by its own lowest and highest.
+func fuseScores(lexical, vector []hit) []hit {
 	f := newFusion(len(lexical) + len(vector))
-	lex := make([]float64, len(lexical))
-	for i, h := range lexical {
-		lex[i] = h.score
-	}
-	vec := make([]float64, len(vector))
-	for i, m := range vector {
-		vec[i] = m.Score
-	}
-	scaleMinMax(lex)
-	scaleMinMax(vec)
-	for i, h := range lexical {
-		f.add(h, lex[i])
-	}
-	for i, m := range vector {
-		f.add(matchHit(m), vec[i])
+	for _, list := range [][]hit{lexical, vector} {
+		scores := make([]float64, len(list))
+		for i, h := range list {
+			scores[i] = h.score
+		}
+		scaleMinMax(scores)
+		for i, h := range list {
+			f.add(h, scores[i])
+		}
 	}
 	return f.results()
-}
-
-// matchHit is the hit of a vector match, its record read.
-func matchHit(m driver.Match) hit {
-	return hit{ref: driver.RefOf(m.Record), rec: &m.Record}
 }
 
 // scaleMinMax scales v to [0, 1] in place by its lowest and highest
@@ -487,8 +488,9 @@ func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, tex
 	}
 	scores := make(map[string]*hit, len(matches))
 	sessionScore := map[memory.Identity]float64{}
-	for _, m := range matches {
-		scores[m.Ref.ID] = &hit{ref: m.Ref, score: m.Score}
+	for i := range matches {
+		m := &matches[i]
+		scores[m.Ref.ID] = &hit{ref: &m.Ref, score: m.Score}
 		if m.Ref.Kind == memory.KindTurn {
 			sessionScore[m.Ref.Identity] = m.WriterScore
 		}
@@ -555,7 +557,7 @@ func sortHits(out []hit) {
 		if c := cmp.Compare(b.score, a.score); c != 0 {
 			return c
 		}
-		return driver.CompareRefs(a.ref, b.ref)
+		return driver.CompareRefs(*a.ref, *b.ref)
 	})
 }
 
@@ -592,7 +594,8 @@ func (r *Recaller) lend(ctx context.Context, src source, dq driver.Query, sessio
 		}
 		for _, turns := range refs {
 			slices.Reverse(turns) // oldest first: the order the turns were said in
-			for i, t := range turns {
+			for i := range turns {
+				t := &turns[i]
 				var lent float64
 				for j := max(0, i-r.opt.Neighbours); j <= min(len(turns)-1, i+r.opt.Neighbours); j++ {
 					if j != i {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/embedding/embeddingtest"
 	"github.com/agentmem/memory/recall"
 )
 
@@ -62,17 +63,43 @@ func randomConversations(rnd *rand.Rand) (memory.Identity, []memory.Record) {
 	return who, recs
 }
 
+// wholeRecords is a driver whose vector search returns whole records,
+// not Refs: the in-memory driver with its RankVector hidden.
+type wholeRecords struct {
+	driver.Driver
+	d *inmem.Driver
+}
+
+func (w wholeRecords) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
+	return w.d.Swap(ctx, rec, expect)
+}
+
+func (w wholeRecords) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
+	return w.d.SearchText(ctx, q, text, k)
+}
+
+func (w wholeRecords) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	return w.d.Search(ctx, q, vec, k)
+}
+
 // TestDriversAgree checks that a recall ranks alike on a driver that
-// ranks by reference (SQLite: driver.TextRanker, reading only the records
-// it returns) and on drivers whose text search returns whole records
-// (in-memory, fs): the same records in the same order with the same
+// ranks by reference (SQLite: driver.TextRanker and driver.VectorRanker,
+// reading only the records it returns), on one that ranks vectors by
+// reference (in-memory), and on drivers whose searches return whole
+// records (the in-memory driver with its rankers hidden; fs, which has
+// no vector search): the same records in the same order with the same
 // scores, under the options that read what a Ref holds (speakers,
-// questions, dates, neighbours, recency) and the one that reads content
-// (diversity).
+// questions, dates, neighbours, recency), the one that reads content
+// (diversity), and both fusions of a hybrid recall.
 func TestDriversAgree(t *testing.T) {
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(3, 4))
 	who, recs := randomConversations(rnd)
+	const dims = 16
+	for i := range recs {
+		recs[i].Vector = embeddingtest.Vector(recs[i].Content, dims)
+	}
+	emb := &embeddingtest.Embedder{Dims: dims}
 	dir := t.TempDir()
 	sd, err := sqlite.Open(filepath.Join(dir, "r.db"), sqlite.Options{})
 	if err != nil {
@@ -82,9 +109,19 @@ func TestDriversAgree(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	drivers := map[string]driver.Driver{"sqlite": sd, "inmem": inmem.New(inmem.Options{}), "fs": fd}
+	im := inmem.New(inmem.Options{})
+	drivers := map[string]driver.Driver{"sqlite": sd, "inmem": inmem.New(inmem.Options{}), "fs": fd,
+		"whole": wholeRecords{im, im}}
 	if _, ok := driver.Driver(sd).(driver.TextRanker); !ok {
-		t.Fatal("the SQLite driver does not rank by reference: the test compares nothing new")
+		t.Fatal("the SQLite driver does not rank text by reference: the test compares nothing new")
+	}
+	if _, ok := drivers["whole"].(driver.VectorRanker); ok {
+		t.Fatal("wholeRecords ranks vectors by reference: the test compares nothing new")
+	}
+	for _, name := range []string{"sqlite", "inmem"} {
+		if _, ok := drivers[name].(driver.VectorRanker); !ok {
+			t.Fatalf("the %s driver does not rank vectors by reference: the test compares nothing new", name)
+		}
 	}
 	stores := map[string]*backend.Store{}
 	for name, d := range drivers {
@@ -103,6 +140,8 @@ func TestDriversAgree(t *testing.T) {
 		"diversity":    {Diversity: 0.4},
 		"recency":      {RecencyHalfLife: 30 * 24 * time.Hour},
 		"few":          {Candidates: 20},
+		"hybrid":       {Embedder: emb},
+		"hybrid, rank": {Embedder: emb, Fusion: recall.RankFusion, Candidates: 50},
 	}
 	compared := 0
 	for oname, opt := range options {
@@ -121,12 +160,18 @@ func TestDriversAgree(t *testing.T) {
 			}
 			k := []int{1, 5, 10}[qi%3]
 			var want []recall.Result
-			for _, name := range []string{"inmem", "fs", "sqlite"} {
+			for _, name := range []string{"inmem", "fs", "sqlite", "whole"} {
+				if name == "fs" && opt.Embedder != nil {
+					continue // no vector search
+				}
 				r, err := recall.New(stores[name], opt)
 				if err != nil {
 					t.Fatal(err)
 				}
 				res, err := r.Recall(ctx, who, q, text, k)
+				if err == nil {
+					err = res.Degraded
+				}
 				if err != nil {
 					t.Fatalf("%s, %s: Recall(%q): %v", name, oname, text, err)
 				}

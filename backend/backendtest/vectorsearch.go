@@ -103,7 +103,13 @@ func checkVectorSearch(r reporter, e *env) {
 
 	const dims = 24
 	all := randomRecords(rnd, 1500, "vs", []memory.Kind{memory.KindFact, memory.KindDocument, memory.KindTurn}, 300, func(rec *memory.Record, i int) {
-		rec.Content = contentFor(rec.Kind, fmt.Sprintf("record %d", i))
+		// Some ask, some nearly do, some name a speaker: what a
+		// driver.Ref holds besides the record's place (RankVector).
+		ending := []string{"", "", "", "?", " ？ ”’)] \t\r\n'", "? x", "?)."}[rnd.IntN(7)]
+		rec.Content = contentFor(rec.Kind, fmt.Sprintf("record %d", i)+ending)
+		if rnd.IntN(3) == 0 {
+			rec.Metadata = map[string]string{memory.SpeakerKey: []string{"Ann", "Bo Li", ""}[rnd.IntN(3)]}
+		}
 		if rnd.IntN(10) > 0 { // a tenth carry no vector
 			rec.Vector = randomVector(rnd, dims)
 		}
@@ -126,6 +132,9 @@ func checkVectorSearch(r reporter, e *env) {
 				continue
 			}
 			want := bruteForce(all, q, vec, k, now)
+			if vr, ok := vs.(driver.VectorRanker); ok {
+				checkRankVector(r, what, vr, q, vec, k, got)
+			}
 			for i, m := range got {
 				if !q.Matches(m.Record) || m.Record.Expired(now) || m.Record.Vector == nil {
 					r.Errorf("%s: result %d (%s of %+v) is outside the query: a leak", what, i, m.Record.ID, m.Record.Identity)
@@ -156,6 +165,9 @@ func checkVectorSearch(r reporter, e *env) {
 			wanted += len(want)
 		}
 	}
+	if _, ok := vs.(driver.VectorRanker); !ok {
+		r.Logf("the driver does not implement driver.VectorRanker: RankVector is not checked")
+	}
 	if e.cfg.VectorSearch == ApproximateVectorSearch {
 		recall := float64(hits) / float64(max(wanted, 1))
 		r.Logf("recall@%d over %d searches: %.3f", k, queries*len(filters), recall)
@@ -181,6 +193,20 @@ func checkVectorSearch(r reporter, e *env) {
 			sameRecords(r, "the record a Search returns", []memory.Record{got[0].Record}, []memory.Record{one})
 			if math.Abs(got[0].Score-1) > 1e-5 {
 				r.Errorf("a vector's similarity to itself is %v, want 1", got[0].Score)
+			}
+		}
+	}
+
+	// A record replaced after the searches above, which loaded whatever
+	// copy of the vectors a driver keeps, has its new Ref in RankVector.
+	if vr, ok := vs.(driver.VectorRanker); ok {
+		again := one
+		again.Content = contentFor(again.Kind, "replaced after the searches ?")
+		again.Metadata = map[string]string{memory.SpeakerKey: "Cy"}
+		putAll(r, d, "a record replaced after the searches", []memory.Record{again})
+		if got, err := vr.RankVector(ctx, q, again.Vector, 1); noErr(r, "RankVector of a record replaced after the searches", err) {
+			if len(got) != 1 || !sameRef(got[0].Ref, driver.RefOf(again)) {
+				r.Errorf("RankVector of a record replaced after the searches = %+v, want its Ref %+v", got, driver.RefOf(again))
 			}
 		}
 	}
@@ -344,6 +370,29 @@ func checkVectorSearchIsolation(r reporter, e *env) {
 			if m.Record.Content != "far" {
 				r.Errorf("Search returned %s, which its kind, key or expiry excludes", m.Record.ID)
 			}
+		}
+	}
+}
+
+// checkRankVector checks that RankVector returns what Search returned
+// (got), by reference: the same matches and scores, each Ref that of the
+// record Search read.
+func checkRankVector(r reporter, what string, vr driver.VectorRanker, q driver.Query, vec []float32, k int, got []driver.Match) {
+	r.Helper()
+	ranked, err := vr.RankVector(context.Background(), q, vec, k)
+	if !noErr(r, what+": RankVector", err) {
+		return
+	}
+	if len(ranked) != len(got) {
+		r.Errorf("%s: RankVector returned %d matches, Search %d", what, len(ranked), len(got))
+		return
+	}
+	for i, m := range ranked {
+		if want := driver.RefOf(got[i].Record); !sameRef(m.Ref, want) {
+			r.Errorf("%s: RankVector's match %d is %+v, Search's record's Ref %+v", what, i, m.Ref, want)
+		}
+		if m.Score != got[i].Score || m.WriterScore != 0 {
+			r.Errorf("%s: RankVector scores %s %v (writer %v), Search %v", what, m.Ref.ID, m.Score, m.WriterScore, got[i].Score)
 		}
 	}
 }

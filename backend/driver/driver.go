@@ -107,6 +107,10 @@ func (q Query) Matches(r memory.Record) bool {
 	return q.Filter.Matches(r.Identity) && q.MatchesRest(r.ID, r.Kind, r.Key)
 }
 
+// NamesRest reports whether q names kinds, a key or ids: whether
+// MatchesRest can refuse a record.
+func (q *Query) NamesRest() bool { return len(q.Kinds) > 0 || q.Key != "" || len(q.IDs) > 0 }
+
 // MatchesRest reports whether a record with this id, kind and key passes
 // q's ids, kinds and key: Matches less the filter, for drivers that
 // decide the filter once per writer identity rather than per record.

@@ -102,8 +102,9 @@ func Asks(text string) bool {
 	return false
 }
 
-// RefMatch is a text search's match by reference: a Match whose record is
-// its Ref.
+// RefMatch is a match by reference: a Match whose record is its Ref, as
+// RankText and RankVector return them. WriterScore is zero from a vector
+// search.
 type RefMatch struct {
 	Ref                Ref
 	Score, WriterScore float64

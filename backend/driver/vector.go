@@ -47,6 +47,17 @@ type VectorSearcher interface {
 	Search(ctx context.Context, q Query, vec []float32, k int) ([]Match, error)
 }
 
+// VectorRanker is the optional capability of a vector search that answers
+// from the driver's vector index alone, as TextRanker is of a text search:
+// a caller that fuses hundreds of candidates to keep ten (package recall)
+// then reads only the ten.
+type VectorRanker interface {
+	VectorSearcher
+	// RankVector is Search with each match's Ref in place of its record:
+	// the same matches, scores and order.
+	RankVector(ctx context.Context, q Query, vec []float32, k int) ([]RefMatch, error)
+}
+
 // CheckSearch validates the arguments of a Search: the query as List
 // checks it, the vector with memory.CheckVector, and 1 <= k <= MaxSearchK.
 func CheckSearch(q Query, vec []float32, k int) error {

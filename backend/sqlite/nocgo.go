@@ -66,6 +66,11 @@ func (d *Driver) Search(context.Context, driver.Query, []float32, int) ([]driver
 	return nil, errNoCgo()
 }
 
+// RankVector fails with memory.ErrUnimplemented.
+func (d *Driver) RankVector(context.Context, driver.Query, []float32, int) ([]driver.RefMatch, error) {
+	return nil, errNoCgo()
+}
+
 // SearchText fails with memory.ErrUnimplemented.
 func (d *Driver) SearchText(context.Context, driver.Query, string, int) ([]driver.Match, error) {
 	return nil, errNoCgo()

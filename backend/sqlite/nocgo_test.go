@@ -33,6 +33,9 @@ func TestWithoutCgo(t *testing.T) {
 	if _, err := d.SearchText(ctx, driver.Query{}, "x", 1); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("SearchText = %v, want memory.ErrUnimplemented", err)
 	}
+	if _, err := d.RankVector(ctx, driver.Query{}, []float32{1}, 1); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("RankVector = %v, want memory.ErrUnimplemented", err)
+	}
 	if _, err := d.RankText(ctx, driver.Query{}, "x", 1); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("RankText = %v, want memory.ErrUnimplemented", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
-var _ driver.VectorSearcher = (*Driver)(nil)
+var _ driver.VectorRanker = (*Driver)(nil)
 
 // Search returns the k live records matching q nearest to vec by cosine
 // similarity; see driver.VectorSearcher. The search is exact, over an
@@ -22,6 +22,22 @@ var _ driver.VectorSearcher = (*Driver)(nil)
 // winners are then read from the file. A winner deleted by another
 // process in between is left out.
 func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	ranked, err := d.RankVector(ctx, q, vec, k)
+	if err != nil || len(ranked) == 0 {
+		return nil, err
+	}
+	found := make([]driver.Match, len(ranked))
+	for i, m := range ranked {
+		found[i] = driver.Match{Record: memory.Record{ID: m.Ref.ID}, Score: m.Score}
+	}
+	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, found)
+}
+
+// RankVector is Search by reference (driver.VectorRanker): the same
+// search of the in-memory copy of the vectors, which answers with each
+// winner's driver.Ref from the copy, reading no record. A winner deleted
+// by another process since the copy was current is still among them.
+func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.RefMatch, error) {
 	if err := d.enter(ctx, driver.CheckSearch(q, vec, k)); err != nil {
 		return nil, err
 	}
@@ -49,19 +65,8 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 	if err := d.currentCache(ctx); err != nil {
 		return nil, err
 	}
-	hits, scored, err := c.search(q, vec, k, now)
-	c.mu.RUnlock()
-	if err != nil {
-		return nil, err
-	}
-	if len(hits) == 0 {
-		return nil, nil
-	}
-	found := make([]driver.Match, len(hits))
-	for i, h := range hits {
-		found[i] = driver.Match{Record: memory.Record{ID: scored[i]}, Score: float64(h.Score)}
-	}
-	return d.fetchMatches(ctx, q.Filter.Identity.Tenant, found)
+	defer c.mu.RUnlock()
+	return c.search(q, vec, k, now)
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -102,9 +107,8 @@ func (d *Driver) currentCache(ctx context.Context) error {
 }
 
 // search scores the cached vectors of the writers q's filter matches and
-// returns the k best hits, with the ids they stand for. The caller holds
-// c.mu shared.
-func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([]vecindex.Hit, []string, error) {
+// returns the k best, by reference. The caller holds c.mu shared.
+func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([]driver.RefMatch, error) {
 	var sets []*vecindex.Set
 	for _, g := range c.groups {
 		if q.Filter.Matches(g.id) {
@@ -112,12 +116,15 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 		}
 	}
 	if len(sets) == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	rows := c.rows
-	accept := func(ref vecindex.Ref) bool {
-		r := &rows[ref]
-		return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now)
+	var accept func(vecindex.Ref) bool // nil: every row
+	if c.expiring > 0 || q.NamesRest() {
+		accept = func(ref vecindex.Ref) bool {
+			r := &rows[ref]
+			return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now)
+		}
 	}
 	tie := func(a, b vecindex.Ref) int {
 		ra, rb := &rows[a], &rows[b]
@@ -136,13 +143,13 @@ func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([
 	}
 	hits, err := vecindex.Search(sets, vec, k, accept, tie)
 	if err != nil {
-		return nil, nil, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: vector search")
+		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: vector search")
 	}
-	ids := make([]string, len(hits))
+	out := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		ids[i] = rows[h.Ref].id
+		out[i] = driver.RefMatch{Ref: rows[h.Ref].ref(), Score: float64(h.Score)}
 	}
-	return hits, ids, nil
+	return out, nil
 }
 
 // cachedMatches reports whether a cached record of a writer q's filter

@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/vecindex"
 )
 
@@ -42,7 +44,10 @@ type vectorCache struct {
 	byID   map[recordKey]vecindex.Ref
 	rows   []vectorRow // by Ref; freed rows are reused
 	free   []vecindex.Ref
-	loads  int // how many times the cache was loaded, for tests
+	// expiring counts the rows that expire: while there are none, a
+	// search that names no kinds, key or ids tests no row.
+	expiring int
+	loads    int // how many times the cache was loaded, for tests
 }
 
 // vectorGroup is the vectors of one writer identity.
@@ -52,15 +57,29 @@ type vectorGroup struct {
 }
 
 // vectorRow is what a search needs of a record besides its vector: what
-// the query's kinds, key, ids and expiry test, and List order for ties.
+// the query's kinds, key, ids and expiry test, List order for ties, and
+// the rest of the record's driver.Ref for RankVector.
 type vectorRow struct {
 	group   *vectorGroup
 	id      string
 	kind    memory.Kind
 	key     string
+	speaker string // Metadata[memory.SpeakerKey]
 	created int64
 	expires int64 // 0: never
+	asks    bool  // driver.Asks(Content)
 }
+
+// ref returns the driver.Ref of the record row caches.
+func (row *vectorRow) ref() driver.Ref {
+	return driver.Ref{ID: row.id, Kind: row.kind, Identity: row.group.id, Created: time.Unix(0, row.created),
+		Speaker: row.speaker, Asks: row.asks}
+}
+
+// asksColumn is driver.Asks(content) computed by SQLite, 1 or 0: the
+// content ends with a question mark once the characters Asks passes over
+// are trimmed (rtrim and substr count characters, not bytes).
+const asksColumn = `substr(rtrim(content, ' ' || char(9, 13, 10) || '"''”’)]'), -1) IN ('?', '？')`
 
 // recordKey is what record ids are unique under: a tenant and an id.
 type recordKey struct{ tenant, id string }
@@ -77,7 +96,7 @@ type vectorChange struct {
 // reset empties the cache and marks it unloaded.
 func (c *vectorCache) reset() {
 	c.loaded = false
-	c.groups, c.byID, c.rows, c.free = nil, nil, nil, nil
+	c.groups, c.byID, c.rows, c.free, c.expiring = nil, nil, nil, nil, 0
 }
 
 // add puts a row and its vector in the cache. The caller holds mu.
@@ -99,6 +118,9 @@ func (c *vectorCache) add(row vectorRow, identity memory.Identity, vec []float32
 	}
 	g.set.Add(ref, vec)
 	c.byID[recordKey{identity.Tenant, row.id}] = ref
+	if row.expires != 0 {
+		c.expiring++
+	}
 }
 
 // remove drops the record k from the cache, if it is there. The caller
@@ -114,6 +136,9 @@ func (c *vectorCache) remove(k recordKey) {
 		delete(c.groups, row.group.id)
 	}
 	delete(c.byID, k)
+	if row.expires != 0 {
+		c.expiring--
+	}
 	c.rows[ref] = vectorRow{}
 	c.free = append(c.free, ref)
 }
@@ -197,7 +222,7 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-		created, expires, rkey, vector FROM memory_records WHERE vector IS NOT NULL`)
+		created, expires, rkey, vector, `+speakerColumn+`, `+asksColumn+` FROM memory_records WHERE vector IS NOT NULL`)
 	if err != nil {
 		return err
 	}
@@ -205,6 +230,7 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	c.reset()
 	c.groups = map[memory.Identity]*vectorGroup{}
 	c.byID = map[recordKey]vecindex.Ref{}
+	speakers := map[string]string{} // each speaker's name held once
 	for rows.Next() {
 		var (
 			row     vectorRow
@@ -214,7 +240,7 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 			blob    []byte
 		)
 		if err := rows.Scan(&row.id, &kind, &w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session,
-			&row.created, &expires, &row.key, &blob); err != nil {
+			&row.created, &expires, &row.key, &blob, &row.speaker, &row.asks); err != nil {
 			c.reset()
 			return err
 		}
@@ -224,6 +250,11 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 			return memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: record "+row.id+" has a malformed vector")
 		}
 		row.kind = memory.Kind(kind)
+		if name, ok := speakers[row.speaker]; ok {
+			row.speaker = name
+		} else {
+			speakers[row.speaker] = row.speaker
+		}
 		if expires.Valid {
 			row.expires = expires.Int64
 		}
@@ -256,7 +287,8 @@ func changesOf(recs []memory.Record) []vectorChange {
 		out[i] = vectorChange{
 			key:      recordKey{r.Identity.Tenant, r.ID},
 			identity: r.Identity,
-			row:      vectorRow{id: r.ID, kind: r.Kind, key: r.Key, created: r.Created.UnixNano(), expires: expires},
+			row: vectorRow{id: r.ID, kind: r.Kind, key: r.Key, speaker: r.Metadata[memory.SpeakerKey],
+				created: r.Created.UnixNano(), expires: expires, asks: driver.Asks(r.Content)},
 			vector:   slices.Clone(r.Vector),
 		}
 	}

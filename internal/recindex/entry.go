@@ -72,6 +72,13 @@ func (e *Entry[E, W]) Record() memory.Record {
 	return r
 }
 
+// Ref returns the driver.Ref of the stored record, its time in UTC as
+// Record gives it, without copying the record.
+func (e *Entry[E, W]) Ref() driver.Ref {
+	return driver.Ref{ID: e.ID, Kind: e.Kind, Identity: e.writer.Identity, Created: time.Unix(0, e.Created).UTC(),
+		Speaker: e.Metadata[memory.SpeakerKey], Asks: driver.Asks(e.Content)}
+}
+
 // Expired reports whether e has expired at now (unix nanoseconds).
 func (e *Entry[E, W]) Expired(now int64) bool { return e.HasExpires && now >= e.Expires }
 

@@ -30,7 +30,7 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 	}
 	params := lexical.DefaultParams()
 	var keep func(*Row) bool // nil: every candidate
-	if c.expiring > 0 || len(q.Kinds) > 0 || q.Key != "" || len(q.IDs) > 0 {
+	if c.expiring > 0 || q.NamesRest() {
 		keep = func(r *Row) bool {
 			return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key)
 		}

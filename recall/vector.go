@@ -1,0 +1,62 @@
+package recall
+
+import (
+	"context"
+
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// vectorRanking is the outcome of a recall's vector half.
+type vectorRanking struct {
+	hits []hit
+	err  error
+}
+
+// startVector starts the vector half of a hybrid recall, which embeds text
+// and searches the store's vectors for the n nearest under dq, on a
+// goroutine of its own, so that the embedder's call and the search run
+// while the lexical half does. The channel yields the outcome once. The
+// caller cancels ctx when it no longer wants it, and receives from the
+// channel before returning either way, so the goroutine never outlives
+// the recall.
+func (r *Recaller) startVector(ctx context.Context, dq driver.Query, text string, n int) <-chan vectorRanking {
+	out := make(chan vectorRanking, 1)
+	go func() {
+		hits, err := r.vector(ctx, dq, text, n)
+		out <- vectorRanking{hits, err}
+	}()
+	return out
+}
+
+// vector is the vector half of a hybrid recall: the n records nearest
+// text's vector under dq, best first, by reference through a
+// driver.VectorRanker (their records read later, for the few the recall
+// keeps), or whole through driver.VectorSearcher.
+func (r *Recaller) vector(ctx context.Context, dq driver.Query, text string, n int) ([]hit, error) {
+	vec, err := r.querier.EmbedQuery(ctx, text)
+	if err != nil {
+		return nil, err
+	}
+	if vr, ok := r.store.Driver().(driver.VectorRanker); ok {
+		ranked, err := vr.RankVector(ctx, dq, vec, n)
+		if err != nil {
+			return nil, err
+		}
+		hits := make([]hit, len(ranked))
+		for i := range ranked {
+			hits[i] = hit{ref: &ranked[i].Ref, score: ranked[i].Score}
+		}
+		return hits, nil
+	}
+	matches, err := r.store.Driver().(driver.VectorSearcher).Search(ctx, dq, vec, n)
+	if err != nil {
+		return nil, err
+	}
+	hits := make([]hit, len(matches))
+	for i := range matches {
+		m := &matches[i]
+		ref := driver.RefOf(m.Record)
+		hits[i] = hit{ref: &ref, rec: &m.Record, score: m.Score}
+	}
+	return hits, nil
+}
