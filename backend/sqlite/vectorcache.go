@@ -289,7 +289,7 @@ func changesOf(recs []memory.Record) []vectorChange {
 			identity: r.Identity,
 			row: vectorRow{id: r.ID, kind: r.Kind, key: r.Key, speaker: r.Metadata[memory.SpeakerKey],
 				created: r.Created.UnixNano(), expires: expires, asks: driver.Asks(r.Content)},
-			vector:   slices.Clone(r.Vector),
+			vector: slices.Clone(r.Vector),
 		}
 	}
 	return out
