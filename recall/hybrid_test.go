@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/recall"
@@ -131,5 +132,56 @@ func TestHybrid(t *testing.T) {
 	defer files.Close()
 	if _, err := recall.New(files, recall.Options{Embedder: emb}); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("an embedder over a driver without vector search = %v, want ErrUnimplemented", err)
+	}
+}
+
+// blockingEmbedder says on started that it was called, blocks until its
+// context ends, then says on done that it returned.
+type blockingEmbedder struct{ started, done chan struct{} }
+
+func (blockingEmbedder) Model() string { return "topics-v1" }
+
+func (e blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	close(e.started)
+	<-ctx.Done()
+	close(e.done)
+	return nil, ctx.Err()
+}
+
+// failingText is an in-memory driver whose text search fails once the
+// embedder has started.
+type failingText struct {
+	*inmem.Driver
+	started chan struct{}
+}
+
+var errTextDown = errors.New("text search down")
+
+func (d failingText) SearchText(context.Context, driver.Query, string, int) ([]driver.Match, error) {
+	<-d.started
+	return nil, errTextDown
+}
+
+// TestHybridHalvesEnd checks that a hybrid recall whose lexical half fails
+// returns that error without waiting for the embedder, and that the
+// vector half, which runs on a goroutine of its own, is told to stop and
+// has returned by the time the recall does.
+func TestHybridHalvesEnd(t *testing.T) {
+	emb := blockingEmbedder{started: make(chan struct{}), done: make(chan struct{})}
+	st := backend.NewStore(failingText{inmem.New(inmem.Options{}), emb.started}, backend.StoreOptions{})
+	defer st.Close()
+	who := memory.Identity{Tenant: "acme", User: "alice", Agent: "bot", Session: "s1"}
+	r, err := recall.New(st, recall.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.Recall(context.Background(), who, memory.Query{Level: memory.LevelUser}, "car", 3)
+	if !errors.Is(err, errTextDown) {
+		t.Fatalf("Recall = %v, want the text search's error", err)
+	}
+	select {
+	case <-emb.done:
+	default:
+		t.Fatal("the recall returned while its embedder was still running")
 	}
 }

@@ -51,9 +51,12 @@
 // nearest the text's vector (embedding.Querier over the store's vector
 // search) are fused with the lexical ranking, by default by their scores
 // scaled to [0, 1] within each list (ScoreFusion), or by reciprocal rank
-// fusion (RankFusion); see Fusion. When the embedder or the vector search
-// fails, the recall still answers, with the lexical ranking alone, and
-// says so (Results.Degraded); it never fails because a model is down.
+// fusion (RankFusion); see Fusion. The vector half (the embedder's call,
+// then the search) runs on a goroutine of its own while the lexical half
+// ranks, and through a driver.VectorRanker it too answers by reference.
+// When the embedder or the vector search fails, the recall still
+// answers, with the lexical ranking alone, and says so
+// (Results.Degraded); it never fails because a model is down.
 package recall
 
 import (
