@@ -12,9 +12,11 @@ import (
 // and kept until close: a prepared statement is planned once per
 // connection (and then by a generic plan), not at every run, which saves
 // a text search's statements a tenth of a millisecond each. Only
-// statements whose text never varies may go through it (a list of ids
-// is one array parameter in this dialect), or it would grow without
-// bound.
+// statements whose texts come from a small, bounded set may go through
+// it (the text search's, which never vary, and List's by ids, which vary
+// only with the identity fields, kinds and key a query names: a list of
+// ids or kinds is one array parameter in this dialect), or it would grow
+// without bound.
 type preparedSet struct {
 	db    *sqlx.DB
 	mu    sync.Mutex

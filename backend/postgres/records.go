@@ -287,7 +287,17 @@ func conflict(ctx context.Context, tx *sqlx.Tx, chunk []memory.Record) error {
 // List returns the unexpired records matching q, newest first (Created
 // descending, then ID descending, byte-wise), at most q.Limit of them when
 // it is set; see driver.Driver.
+//
+// A List that names ids, as a recall reading its winners does, runs
+// prepared (preparedSet): its text varies only with the fields, kinds
+// and key it names, the ids being one array parameter, and its plan is
+// the primary key's whatever the parameters (see sqldriver's Where), so
+// planning it once per connection instead of at every run loses nothing
+// and saves a round trip and a plan (BENCHMARKS.md).
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
+	if len(q.IDs) > 0 {
+		return sq.List(ctx, &d.gate, d.clock, &d.prepared, selectColumns, q)
+	}
 	return sq.List(ctx, &d.gate, d.clock, d.db, selectColumns, q)
 }
 

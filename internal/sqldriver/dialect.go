@@ -263,7 +263,7 @@ type Exec func(ctx context.Context, query string, args []any, what string) (int6
 // first (created descending, then id descending), at most q.Limit of them
 // when it is set. columns are the driver's select list, which ScanRecord
 // reads.
-func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db Queryer, columns string, q driver.Query) ([]memory.Record, error) {
+func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db RowsQueryer, columns string, q driver.Query) ([]memory.Record, error) {
 	if err := g.Enter(ctx, s.d.Name, driver.CheckQuery(q)); err != nil {
 		return nil, err
 	}
