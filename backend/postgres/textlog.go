@@ -88,7 +88,13 @@ const textColumnsOf = `coalesce(r.id, ''), coalesce(r.kind, ''), coalesce(r.tena
 // so that the server's custom plans (made for each run's $1) cost what
 // its generic plan does, and after five runs it keeps the generic plan
 // instead of planning every run: 0.09 ms a run with no change instead of
-// 0.41 (BENCHMARKS.md). The records are read through a LATERAL subquery
+// 0.41 (BENCHMARKS.md). The log's rows are bounded on both sides, below
+// by S's xmin and above by T's xmax (a transaction at or past it is
+// invisible in T, and so read by the next catch-up), because a plan that
+// cannot see the bounds takes a one-sided range for a third of the log,
+// and scans a log of a million changes whole (200 ms), where a range of
+// two unseen bounds is costed as a small slice, read through the xid
+// index. The records are read through a LATERAL subquery
 // with LIMIT 1, which the planner cannot merge into a join: one primary
 // key lookup per changed key, where a plan costed for the generic
 // estimate of the changes would otherwise hash-join them with a scan of
@@ -98,7 +104,8 @@ const catchUpSQL = `SELECT s.snap::text, s.pruned, c.tenant_id, c.id, r.id IS NO
 FROM (SELECT pg_current_snapshot() AS snap,
 		coalesce((SELECT value::xid8 FROM memory_settings WHERE name = '` + settingTextLogFloor + `') >= (SELECT pg_snapshot_xmin($1::pg_snapshot)), false) AS pruned) s
 	LEFT JOIN (SELECT DISTINCT tenant_id, id FROM memory_text_changes
-		WHERE xid >= (SELECT pg_snapshot_xmin($1::pg_snapshot)) AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) c ON NOT s.pruned
+		WHERE xid >= (SELECT pg_snapshot_xmin($1::pg_snapshot)) AND xid < (SELECT pg_snapshot_xmax(pg_current_snapshot()))
+			AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) c ON NOT s.pruned
 	LEFT JOIN LATERAL (SELECT * FROM memory_records r WHERE r.tenant_id = c.tenant_id AND r.id = c.id LIMIT 1) r ON true`
 
 // catchUp is what catchUpSQL read.
