@@ -192,24 +192,31 @@ func checkTextSearch(r reporter, e *env) {
 }
 
 // checkRankText checks that RankText returns what SearchText returned
-// (got), by reference: the same matches and scores, each Ref that of the
-// record SearchText read.
+// (got), by reference (see sameRanking).
 func checkRankText(r reporter, what string, tr driver.TextRanker, q driver.Query, text string, k int, got []driver.Match) {
 	r.Helper()
 	ranked, err := tr.RankText(context.Background(), q, text, k)
-	if !noErr(r, what+": RankText", err) {
-		return
+	if noErr(r, what+": RankText", err) {
+		sameRanking(r, what, "RankText", "SearchText", ranked, got)
 	}
+}
+
+// sameRanking checks that ranked, what the search by reference named
+// byRef returned, is got, what the search named whole returned: the same
+// matches with the same scores, writer scores included, each Ref that of
+// the record whole read.
+func sameRanking(r reporter, what, byRef, whole string, ranked []driver.RefMatch, got []driver.Match) {
+	r.Helper()
 	if len(ranked) != len(got) {
-		r.Errorf("%s: RankText returned %d matches, SearchText %d", what, len(ranked), len(got))
+		r.Errorf("%s: %s returned %d matches, %s %d", what, byRef, len(ranked), whole, len(got))
 		return
 	}
 	for i, m := range ranked {
 		if want := driver.RefOf(got[i].Record); !sameRef(m.Ref, want) {
-			r.Errorf("%s: RankText's match %d is %+v, SearchText's record's Ref %+v", what, i, m.Ref, want)
+			r.Errorf("%s: %s's match %d is %+v, %s's record's Ref %+v", what, byRef, i, m.Ref, whole, want)
 		}
 		if m.Score != got[i].Score || m.WriterScore != got[i].WriterScore {
-			r.Errorf("%s: RankText scores %s %v (writer %v), SearchText %v (writer %v)", what, m.Ref.ID, m.Score, m.WriterScore, got[i].Score, got[i].WriterScore)
+			r.Errorf("%s: %s scores %s %v (writer %v), %s %v (writer %v)", what, byRef, m.Ref.ID, m.Score, m.WriterScore, whole, got[i].Score, got[i].WriterScore)
 		}
 	}
 }

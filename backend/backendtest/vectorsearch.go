@@ -375,24 +375,12 @@ func checkVectorSearchIsolation(r reporter, e *env) {
 }
 
 // checkRankVector checks that RankVector returns what Search returned
-// (got), by reference: the same matches and scores, each Ref that of the
-// record Search read.
+// (got), by reference (see sameRanking); a vector search has no writer
+// scores.
 func checkRankVector(r reporter, what string, vr driver.VectorRanker, q driver.Query, vec []float32, k int, got []driver.Match) {
 	r.Helper()
 	ranked, err := vr.RankVector(context.Background(), q, vec, k)
-	if !noErr(r, what+": RankVector", err) {
-		return
-	}
-	if len(ranked) != len(got) {
-		r.Errorf("%s: RankVector returned %d matches, Search %d", what, len(ranked), len(got))
-		return
-	}
-	for i, m := range ranked {
-		if want := driver.RefOf(got[i].Record); !sameRef(m.Ref, want) {
-			r.Errorf("%s: RankVector's match %d is %+v, Search's record's Ref %+v", what, i, m.Ref, want)
-		}
-		if m.Score != got[i].Score || m.WriterScore != 0 {
-			r.Errorf("%s: RankVector scores %s %v (writer %v), Search %v", what, m.Ref.ID, m.Score, m.WriterScore, got[i].Score)
-		}
+	if noErr(r, what+": RankVector", err) {
+		sameRanking(r, what, "RankVector", "Search", ranked, got)
 	}
 }
