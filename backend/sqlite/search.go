@@ -22,7 +22,11 @@ var _ driver.VectorRanker = (*Driver)(nil)
 // winners are then read from the file. A winner deleted by another
 // process in between is left out.
 func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
-	ranked, err := d.RankVector(ctx, q, vec, k)
+	if err := d.enter(ctx, driver.CheckSearch(q, vec, k)); err != nil {
+		return nil, err
+	}
+	defer d.gate.Leave() // the winners are read inside the gate too
+	ranked, err := d.rankVector(ctx, q, vec, k)
 	if err != nil || len(ranked) == 0 {
 		return nil, err
 	}
@@ -42,6 +46,11 @@ func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, 
 		return nil, err
 	}
 	defer d.gate.Leave()
+	return d.rankVector(ctx, q, vec, k)
+}
+
+// rankVector is RankVector once the gate admitted the call.
+func (d *Driver) rankVector(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.RefMatch, error) {
 	now, err := d.clock.Nanos()
 	if err != nil {
 		return nil, err
