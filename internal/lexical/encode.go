@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/varint"
 )
 
@@ -140,7 +141,7 @@ func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
 	if err != nil {
 		return nil, err
 	}
-	all := make([]posting, total)
+	all := hugepages.Make[posting](total, total)
 	lists := make([]postings, terms)
 	x.postings = make(map[string]*postings, terms)
 	sums := make([]int64, docs) // each document's term counts, added up

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/lexical"
 )
 
@@ -142,7 +143,7 @@ func (s *SQL) ReadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnap
 		return hdr, nil, err
 	}
 	defer rows.Close()
-	data := make([]byte, 0, min(hdr.Bytes, 64<<20)) // the description may lie
+	data := hugepages.Make[byte](0, min(hdr.Bytes, 64<<20)) // the description may lie
 	chunks := 0
 	for rows.Next() {
 		var chunk sql.RawBytes

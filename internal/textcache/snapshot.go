@@ -3,9 +3,12 @@ package textcache
 import (
 	"cmp"
 	"encoding/binary"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/varint"
 )
@@ -20,16 +23,18 @@ import (
 //	per writer, in identity order:
 //	  identity           tenant, user, agent, instance, squad, session
 //	  n                  how many of its records
+//	  index              its lexical.Index, encoded (Index.Encode), as
+//	                     a string
 //	  row × n            id, kind, key, created, expires, speaker,
 //	                     flags (1: asks), in the order of its index's
 //	                     documents
-//	  index              its lexical.Index, encoded (Index.Encode)
 //
 // Strings are a uvarint length and the bytes, counts uvarints, times
-// zig-zag varints (package varint).
+// zig-zag varints (package varint). A writer's index comes before its
+// rows so that Decode can decode the two at once.
 const (
 	snapshotMagic  = "ATC"
-	snapshotFormat = 2
+	snapshotFormat = 3
 
 	flagAsks = 1 // Row.Asks
 )
@@ -55,6 +60,8 @@ func (c *Cache) Encode(dst []byte) []byte {
 		var refs []*Row
 		index, refs = c.groups[w].x.Encode(index[:0])
 		dst = binary.AppendUvarint(dst, uint64(len(refs)))
+		dst = binary.AppendUvarint(dst, uint64(len(index)))
+		dst = append(dst, index...)
 		for _, r := range refs {
 			dst = varint.AppendString(dst, r.ID)
 			dst = varint.AppendString(dst, string(r.Kind))
@@ -68,8 +75,6 @@ func (c *Cache) Encode(dst []byte) []byte {
 			}
 			dst = binary.AppendUvarint(dst, flags)
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(index)))
-		dst = append(dst, index...)
 	}
 	return dst
 }
@@ -103,18 +108,20 @@ func Decode(data []byte) (*Cache, error) {
 		return nil, d.Fail("analysed by analyzer %s, this code's is %s", analyzer, lexical.AnalyzerVersion())
 	}
 	// A record takes at least 7 bytes (an id of one byte, an empty kind,
-	// key and speaker, two times, the flags), a writer at least 7 (six
-	// empty strings and a count).
+	// key and speaker, two times, the flags), a writer at least 8 (six
+	// empty strings, a count and an empty index).
 	total, err := d.Count(7, "records")
 	if err != nil {
 		return nil, err
 	}
-	groups, err := d.Count(7, "writers")
+	groups, err := d.Count(8, "writers")
 	if err != nil {
 		return nil, err
 	}
 	c := &Cache{groups: make(map[memory.Identity]*group, groups), byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
-	kinds := map[string]memory.Kind{} // c.kinds, looked up without a conversion's allocation
+	var indexes indexDecoder
+	defer indexes.wait() // on an early return, let no decoding outlive Decode
+	rd := rowDecoder{c: c, kinds: map[string]memory.Kind{}}
 	for range groups {
 		var w memory.Identity
 		for _, s := range identityFields(&w) {
@@ -132,70 +139,30 @@ func Decode(data []byte) (*Cache, error) {
 		if len(c.byKey)+n > total {
 			return nil, d.Fail("more records than the %d counted", total)
 		}
-		g := &group{id: w}
-		slab := make([]Row, n)
-		refs := make([]*Row, n)
-		for i := range slab {
-			r := &slab[i]
-			r.g = g
-			if r.ID, err = d.String("an id"); err != nil {
-				return nil, err
-			}
-			kind, err := d.Bytes("a kind")
-			if err != nil {
-				return nil, err
-			}
-			if r.Kind = kinds[string(kind)]; r.Kind == "" {
-				r.Kind = memory.Kind(kind)
-				kinds[string(r.Kind)], c.kinds[r.Kind] = r.Kind, r.Kind
-			}
-			if r.Key, err = d.String("a key"); err != nil {
-				return nil, err
-			}
-			if r.Created, err = d.Varint("a creation time"); err != nil {
-				return nil, err
-			}
-			if r.Expires, err = d.Varint("an expiry"); err != nil {
-				return nil, err
-			}
-			speaker, err := d.Bytes("a speaker")
-			if err != nil {
-				return nil, err
-			}
-			if len(speaker) > 0 {
-				if r.Speaker = c.speakers[string(speaker)]; r.Speaker == "" {
-					r.Speaker = string(speaker)
-					c.speakers[r.Speaker] = r.Speaker
-				}
-			}
-			flags, err := d.Uvarint("flags")
-			if err != nil {
-				return nil, err
-			}
-			if flags&^flagAsks != 0 {
-				return nil, d.Fail("flags %#x of record %q", flags, r.ID)
-			}
-			r.Asks = flags&flagAsks != 0
-			before := len(c.byKey)
-			c.byKey[Key{w.Tenant, r.ID}] = r
-			if r.Expires != 0 {
-				c.expiring++
-			}
-			if len(c.byKey) == before {
-				return nil, d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)
-			}
-			refs[i] = r
-		}
 		index, err := d.Bytes("an index")
 		if err != nil {
 			return nil, err
 		}
-		if g.x, err = lexical.DecodeIndex(index, refs); err != nil {
-			return nil, err
+		g := &group{id: w}
+		slab := hugepages.Make[Row](n, n)
+		refs := make([]*Row, n)
+		for i := range slab {
+			refs[i] = &slab[i]
+		}
+		// The index holds the rows' addresses only, so it is decoded
+		// while the rows are.
+		indexes.start(g, index, refs)
+		for i := range slab {
+			if err := rd.row(&d, w, g, &slab[i]); err != nil {
+				return nil, err
+			}
 		}
 		if n > 0 {
 			c.groups[w] = g
 		}
+	}
+	if err := indexes.wait(); err != nil {
+		return nil, err
 	}
 	if len(c.byKey) != total {
 		return nil, d.Fail("%d records, but %d counted", len(c.byKey), total)
@@ -204,6 +171,114 @@ func Decode(data []byte) (*Cache, error) {
 		return nil, d.Fail("%d bytes after the snapshot", len(d.B))
 	}
 	return c, nil
+}
+
+// rowDecoder decodes the rows of a snapshot into its cache c.
+type rowDecoder struct {
+	c     *Cache
+	kinds map[string]memory.Kind // c.kinds, looked up without a conversion's allocation
+}
+
+// row decodes from d into r the next row, of writer w's group g.
+func (rd *rowDecoder) row(d *varint.Reader, w memory.Identity, g *group, r *Row) error {
+	c := rd.c
+	r.g = g
+	var err error
+	if r.ID, err = d.String("an id"); err != nil {
+		return err
+	}
+	kind, err := d.Bytes("a kind")
+	if err != nil {
+		return err
+	}
+	if r.Kind = rd.kinds[string(kind)]; r.Kind == "" {
+		r.Kind = memory.Kind(kind)
+		rd.kinds[string(r.Kind)], c.kinds[r.Kind] = r.Kind, r.Kind
+	}
+	if r.Key, err = d.String("a key"); err != nil {
+		return err
+	}
+	if r.Created, err = d.Varint("a creation time"); err != nil {
+		return err
+	}
+	if r.Expires, err = d.Varint("an expiry"); err != nil {
+		return err
+	}
+	speaker, err := d.Bytes("a speaker")
+	if err != nil {
+		return err
+	}
+	if len(speaker) > 0 {
+		if r.Speaker = c.speakers[string(speaker)]; r.Speaker == "" {
+			r.Speaker = string(speaker)
+			c.speakers[r.Speaker] = r.Speaker
+		}
+	}
+	flags, err := d.Uvarint("flags")
+	if err != nil {
+		return err
+	}
+	if flags&^flagAsks != 0 {
+		return d.Fail("flags %#x of record %q", flags, r.ID)
+	}
+	r.Asks = flags&flagAsks != 0
+	before := len(c.byKey)
+	c.byKey[Key{w.Tenant, r.ID}] = r
+	if len(c.byKey) == before {
+		return d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)
+	}
+	if r.Expires != 0 {
+		c.expiring++
+	}
+	return nil
+}
+
+// indexDecoder decodes writers' indexes, a large one on a goroutine of its
+// own, up to one per processor at once.
+type indexDecoder struct {
+	wg  sync.WaitGroup
+	sem chan struct{}
+	mu  sync.Mutex
+	err error // the first decoding's error
+}
+
+// inline is the largest encoded index decoded without a goroutine: below
+// it, starting one costs more than it saves.
+const inline = 64 << 10
+
+// start decodes the index of group g, encoded in data, with refs as its
+// documents' references, setting g.x unless it fails.
+func (id *indexDecoder) start(g *group, data []byte, refs []*Row) {
+	run := func() {
+		x, err := lexical.DecodeIndex(data, refs)
+		id.mu.Lock()
+		defer id.mu.Unlock()
+		if err != nil && id.err == nil {
+			id.err = err
+		}
+		g.x = x
+	}
+	if len(data) <= inline {
+		run()
+		return
+	}
+	if id.sem == nil {
+		id.sem = make(chan struct{}, runtime.GOMAXPROCS(0))
+	}
+	id.sem <- struct{}{}
+	id.wg.Add(1)
+	go func() {
+		defer func() { <-id.sem; id.wg.Done() }()
+		run()
+	}()
+}
+
+// wait waits for every decoding started, and returns the first error.
+func (id *indexDecoder) wait() error {
+	id.wg.Wait()
+	id.mu.Lock()
+	defer id.mu.Unlock()
+	return id.err
 }
 
 // identityFields returns pointers to w's fields, in the snapshot's order.
