@@ -243,6 +243,17 @@ func TestTextSnapshot(t *testing.T) {
 	_, err = w.w.Exec(`UPDATE memory_text_snapshots SET data = CAST(zeroblob(length(data)) AS BLOB)`)
 	must(err)
 	fresh("with a damaged snapshot", false)
+	// Chunks that do not add up to the description are not decoded.
+	for what, damage := range map[string]string{
+		"a chunk cut short":  `UPDATE memory_text_snapshots SET data = substr(data, 1, length(data) - 1)`,
+		"a chunk missing":    `DELETE FROM memory_text_snapshots WHERE seq = 0`,
+		"a length described": `UPDATE memory_settings SET value = json_set(value, '$.bytes', 1 << 40) WHERE name = 'text_snapshot'`,
+	} {
+		must(w.storeSnapshot(ctx))
+		_, err = w.w.Exec(damage)
+		must(err)
+		fresh("with "+what, false)
+	}
 	must(w.storeSnapshot(ctx))
 	fresh("with the snapshot stored again", true)
 	_, err = w.w.Exec(`UPDATE memory_settings SET value = json_set(value, '$.analyzer', '0-other') WHERE name = ?`, sqldriver.SettingTextSnapshot)

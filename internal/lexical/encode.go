@@ -94,16 +94,26 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 // document. Whatever the input, it allocates memory in proportion to
 // len(data) and len(refs), and never panics.
 func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
-	d := varint.Reader{Fail: func(format string, args ...any) error {
+	return DecodeIndexFrom(varint.Reader{B: data}, refs)
+}
+
+// DecodeIndexFrom is DecodeIndex reading the encoding off d, which must
+// hold it and nothing more: a Reader of a varint.Stream decodes as the
+// bytes arrive. d's own Fail is not used.
+func DecodeIndexFrom[R comparable](d varint.Reader, refs []R) (*Index[R], error) {
+	d.Fail = func(format string, args ...any) error {
 		return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
-	}}
-	if len(data) < len(indexMagic)+1 || string(data[:len(indexMagic)]) != indexMagic {
+	}
+	head, err := d.Next(min(len(indexMagic)+1, d.Left()), "the header")
+	if err != nil {
+		return nil, err
+	}
+	if len(head) < len(indexMagic)+1 || string(head[:len(indexMagic)]) != indexMagic {
 		return nil, d.Fail("not an encoded index")
 	}
-	if data[len(indexMagic)] != indexFormat {
-		return nil, d.Fail("index format %d, this code reads %d", data[len(indexMagic)], indexFormat)
+	if head[len(indexMagic)] != indexFormat {
+		return nil, d.Fail("index format %d, this code reads %d", head[len(indexMagic)], indexFormat)
 	}
-	d.B = data[len(indexMagic)+1:]
 	docs, err := d.Count(1, "documents")
 	if err != nil {
 		return nil, err
@@ -154,8 +164,11 @@ func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
 		if n == 0 || n > maxTermBytes {
 			return nil, d.Fail("a term of %d bytes", n)
 		}
-		t := string(d.B[:n])
-		d.B = d.B[n:]
+		b, err := d.Next(n, "a term")
+		if err != nil {
+			return nil, err
+		}
+		t := string(b)
 		if t <= last && len(x.postings) > 0 {
 			return nil, d.Fail("term %q after %q: terms out of order", t, last)
 		}
@@ -195,8 +208,8 @@ func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
 	if len(all) != 0 {
 		return nil, d.Fail("%d postings fewer than counted", len(all))
 	}
-	if len(d.B) != 0 {
-		return nil, d.Fail("%d bytes after the index", len(d.B))
+	if left := d.Left(); left != 0 {
+		return nil, d.Fail("%d bytes after the index", left)
 	}
 	for id, s := range sums {
 		if s != int64(x.lens[id]) {

@@ -108,21 +108,18 @@ func (s *SQL) inCurrentText(ctx context.Context, ts *TextSearch, invalid error, 
 
 // LoadTextSnapshot returns, on q inside a read transaction, the cache the
 // stored text snapshot holds and its description, when it was analysed
-// as this code analyses and use accepts its description (see
-// ReadTextSnapshot); nil when there is no such snapshot, or it cannot be
-// read or decoded, which is logged to log.
+// as this code analyses and use accepts its description; nil when there
+// is no such snapshot, or it cannot be read or decoded, which is logged
+// to log. The snapshot is decoded as its chunks arrive.
 func (s *SQL) LoadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnapshot) bool, log *slog.Logger) (*textcache.Cache, TextSnapshot) {
-	hdr, data, err := s.ReadTextSnapshot(ctx, q, use)
-	if err == nil && data != nil {
-		var c *textcache.Cache
-		if c, err = textcache.Decode(data); err == nil {
-			return c, hdr
+	c, hdr, err := s.readTextSnapshot(ctx, q, use)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Warn(s.d.Name+": the stored text snapshot cannot be read; reading every record", "err", err)
 		}
+		return nil, hdr
 	}
-	if err != nil && ctx.Err() == nil {
-		log.Warn(s.d.Name+": the stored text snapshot cannot be read; reading every record", "err", err)
-	}
-	return nil, hdr
+	return c, hdr
 }
 
 // StoreTextSnapshot encodes tc's texts, unless they are unloaded, tagged

@@ -12,6 +12,8 @@ import (
 
 	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/textcache"
+	"github.com/agentmem/memory/internal/varint"
 )
 
 // A text cache's snapshot (textcache.Cache.Encode) is stored in both
@@ -59,6 +61,7 @@ const (
 	ON CONFLICT (name) DO UPDATE SET value = excluded.value`
 	dropOthersSQL = `DELETE FROM memory_text_snapshots WHERE generation <> ?`
 	readChunksSQL = `SELECT data FROM memory_text_snapshots WHERE generation = ? ORDER BY seq`
+	sizeChunksSQL = `SELECT count(*), coalesce(sum(length(data)), 0) FROM memory_text_snapshots WHERE generation = ?`
 )
 
 // errSnapshotGone is why a snapshot write gave up: another writer
@@ -112,56 +115,83 @@ func (s *SQL) WriteTextSnapshot(ctx context.Context, inTx func(ctx context.Conte
 	return Fail(ctx, s.d.Kind, err, what)
 }
 
-// ReadTextSnapshot reads on q, which must read from one snapshot of the
-// database (a read transaction), the stored text snapshot: its
-// description, and, when the snapshot was analysed as this code analyses
-// and use accepts its description, its data, checked whole. It returns
-// nil data when there is no snapshot, or none to use. A snapshot whose
-// chunks do not add up to its description is an error. Errors come back
+// readTextSnapshot reads on q, which must read from one snapshot of the
+// database (a read transaction), the stored text snapshot's description,
+// and, when the snapshot was analysed as this code analyses and use
+// accepts its description, decodes its data as the chunks arrive
+// (textcache.DecodeStream), returning the cache once the data has been
+// checked whole against the description: chunk count, length and
+// checksum. It returns a nil cache when there is no snapshot, or none to
+// use. A snapshot whose chunks do not add up to its description is an
+// error, and so is one that does not decode. Errors come back
 // unclassified: a driver falls back on reading the records.
-func (s *SQL) ReadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnapshot) bool) (TextSnapshot, []byte, error) {
+func (s *SQL) readTextSnapshot(ctx context.Context, q Queryer, use func(TextSnapshot) bool) (*textcache.Cache, TextSnapshot, error) {
 	var hdr TextSnapshot
 	var desc string
 	err := q.QueryRowContext(ctx, s.readSettingSQL, SettingTextSnapshot).Scan(&desc)
 	if errors.Is(err, sql.ErrNoRows) {
-		return hdr, nil, nil
+		return nil, hdr, nil
 	}
 	if err != nil {
-		return hdr, nil, err
+		return nil, hdr, err
 	}
 	if err := json.Unmarshal([]byte(desc), &hdr); err != nil {
-		return hdr, nil, fmt.Errorf("the text snapshot's description %q: %w", desc, err)
+		return nil, hdr, fmt.Errorf("the text snapshot's description %q: %w", desc, err)
 	}
 	if hdr.Analyzer != lexical.AnalyzerVersion() || !use(hdr) {
-		return hdr, nil, nil
+		return nil, hdr, nil
 	}
-	if hdr.Bytes < 0 || hdr.Chunks < 1 || hdr.Chunks > hdr.Bytes/SnapshotChunkBytes+1 {
-		return hdr, nil, fmt.Errorf("the text snapshot's description %q is impossible", desc)
+	// The buffer is allocated for the length described, once the chunks
+	// are known to add up to it: the description may lie.
+	var chunks, bytes int64
+	if err := q.QueryRowContext(ctx, s.d.rebind(sizeChunksSQL), hdr.Generation).Scan(&chunks, &bytes); err != nil {
+		return nil, hdr, err
 	}
-	rows, err := q.QueryContext(ctx, s.d.rebind(readChunksSQL), hdr.Generation)
+	if chunks != int64(hdr.Chunks) || bytes != int64(hdr.Bytes) {
+		return nil, hdr, fmt.Errorf("the text snapshot's %d chunks of %d bytes do not match its description %q", chunks, bytes, desc)
+	}
+	stream := varint.NewStream(hugepages.Make[byte](hdr.Bytes, hdr.Bytes))
+	type decoded struct {
+		c   *textcache.Cache
+		err error
+	}
+	done := make(chan decoded, 1)
+	go func() {
+		c, err := textcache.DecodeStream(stream)
+		done <- decoded{c, err}
+	}()
+	read, err := s.readChunks(ctx, q, hdr.Generation, stream)
+	stream.End()
+	dec := <-done
 	if err != nil {
-		return hdr, nil, err
+		return nil, hdr, err
+	}
+	data := stream.Written()
+	if read != hdr.Chunks || len(data) != hdr.Bytes || crc32.Checksum(data, crcTable) != hdr.CRC32C {
+		return nil, hdr, fmt.Errorf("the text snapshot's %d chunks of %d bytes do not match its description (%d chunks, %d bytes, checksum %08x)",
+			read, len(data), hdr.Chunks, hdr.Bytes, hdr.CRC32C)
+	}
+	return dec.c, hdr, dec.err
+}
+
+// readChunks writes the chunks of generation to stream, in order, and
+// returns how many it read.
+func (s *SQL) readChunks(ctx context.Context, q Queryer, generation int64, stream *varint.Stream) (int, error) {
+	rows, err := q.QueryContext(ctx, s.d.rebind(readChunksSQL), generation)
+	if err != nil {
+		return 0, err
 	}
 	defer rows.Close()
-	data := hugepages.Make[byte](0, min(hdr.Bytes, 64<<20)) // the description may lie
-	chunks := 0
+	n := 0
 	for rows.Next() {
 		var chunk sql.RawBytes
 		if err := rows.Scan(&chunk); err != nil {
-			return hdr, nil, err
+			return n, err
 		}
-		if len(data)+len(chunk) > hdr.Bytes {
-			return hdr, nil, fmt.Errorf("the text snapshot holds more than the %d bytes described", hdr.Bytes)
+		if _, err := stream.Write(chunk); err != nil {
+			return n, fmt.Errorf("the text snapshot holds more than the %d bytes described", stream.Len())
 		}
-		data = append(data, chunk...)
-		chunks++
+		n++
 	}
-	if err := rows.Err(); err != nil {
-		return hdr, nil, err
-	}
-	if chunks != hdr.Chunks || len(data) != hdr.Bytes || crc32.Checksum(data, crcTable) != hdr.CRC32C {
-		return hdr, nil, fmt.Errorf("the text snapshot's %d chunks of %d bytes do not match its description (%d chunks, %d bytes, checksum %08x)",
-			chunks, len(data), hdr.Chunks, hdr.Bytes, hdr.CRC32C)
-	}
-	return hdr, data, nil
+	return n, rows.Err()
 }

@@ -90,16 +90,32 @@ func (c *Cache) Encode(dst []byte) []byte {
 // The records of a decoded cache share allocations: a record removed
 // later keeps its memory until every record decoded with it is gone.
 func Decode(data []byte) (*Cache, error) {
-	d := varint.Reader{Fail: func(format string, args ...any) error {
-		return memory.Errorf(memory.ErrInvalidArgument, "textcache: decode snapshot: "+format, args...)
-	}}
-	if len(data) < len(snapshotMagic)+1 || string(data[:len(snapshotMagic)]) != snapshotMagic {
+	return decode(varint.Reader{B: data, Fail: failDecode})
+}
+
+// DecodeStream is Decode reading the snapshot off s as its bytes arrive:
+// it returns once s has ended (varint.Stream.End). A caller that checks
+// the bytes whole once they have all arrived discards the Cache if they
+// fail the check.
+func DecodeStream(s *varint.Stream) (*Cache, error) {
+	return decode(s.Reader(failDecode))
+}
+
+func failDecode(format string, args ...any) error {
+	return memory.Errorf(memory.ErrInvalidArgument, "textcache: decode snapshot: "+format, args...)
+}
+
+func decode(d varint.Reader) (*Cache, error) {
+	head, err := d.Next(min(len(snapshotMagic)+1, d.Left()), "the header")
+	if err != nil {
+		return nil, err
+	}
+	if len(head) < len(snapshotMagic)+1 || string(head[:len(snapshotMagic)]) != snapshotMagic {
 		return nil, d.Fail("not a text cache snapshot")
 	}
-	if data[len(snapshotMagic)] != snapshotFormat {
-		return nil, d.Fail("snapshot format %d, this code reads %d", data[len(snapshotMagic)], snapshotFormat)
+	if head[len(snapshotMagic)] != snapshotFormat {
+		return nil, d.Fail("snapshot format %d, this code reads %d", head[len(snapshotMagic)], snapshotFormat)
 	}
-	d.B = data[len(snapshotMagic)+1:]
 	analyzer, err := d.String("the analyzer version")
 	if err != nil {
 		return nil, err
@@ -139,7 +155,7 @@ func Decode(data []byte) (*Cache, error) {
 		if len(c.byKey)+n > total {
 			return nil, d.Fail("more records than the %d counted", total)
 		}
-		index, err := d.Bytes("an index")
+		index, err := d.Section("an index")
 		if err != nil {
 			return nil, err
 		}
@@ -167,8 +183,8 @@ func Decode(data []byte) (*Cache, error) {
 	if len(c.byKey) != total {
 		return nil, d.Fail("%d records, but %d counted", len(c.byKey), total)
 	}
-	if len(d.B) != 0 {
-		return nil, d.Fail("%d bytes after the snapshot", len(d.B))
+	if left := d.Left(); left != 0 {
+		return nil, d.Fail("%d bytes after the snapshot", left)
 	}
 	return c, nil
 }
@@ -243,14 +259,14 @@ type indexDecoder struct {
 }
 
 // inline is the largest encoded index decoded without a goroutine: below
-// it, starting one costs more than it saves.
-const inline = 64 << 10
+// it, starting one costs more than it saves. Tests lower it.
+var inline = 64 << 10
 
-// start decodes the index of group g, encoded in data, with refs as its
-// documents' references, setting g.x unless it fails.
-func (id *indexDecoder) start(g *group, data []byte, refs []*Row) {
+// start decodes the index of group g, encoded in what d reads, with refs
+// as its documents' references, setting g.x unless it fails.
+func (id *indexDecoder) start(g *group, d varint.Reader, refs []*Row) {
 	run := func() {
-		x, err := lexical.DecodeIndex(data, refs)
+		x, err := lexical.DecodeIndexFrom(d, refs)
 		id.mu.Lock()
 		defer id.mu.Unlock()
 		if err != nil && id.err == nil {
@@ -258,7 +274,7 @@ func (id *indexDecoder) start(g *group, data []byte, refs []*Row) {
 		}
 		g.x = x
 	}
-	if len(data) <= inline {
+	if d.Left() <= inline {
 		run()
 		return
 	}

@@ -155,6 +155,55 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 }
 
+// decodeStreamed decodes data with DecodeStream off a stream of length n,
+// fed in pieces of random sizes on another goroutine.
+func decodeStreamed(rnd *rand.Rand, data []byte, n int) (*Cache, error) {
+	s := varint.NewStream(make([]byte, n))
+	var cuts []int
+	for i := 0; i < len(data); {
+		k := min(len(data)-i, rnd.IntN(len(data)/5+8))
+		cuts = append(cuts, k)
+		i += k
+	}
+	go func() {
+		defer s.End()
+		for _, k := range cuts {
+			if _, err := s.Write(data[:k]); err != nil {
+				panic(err)
+			}
+			data = data[k:]
+		}
+	}()
+	return DecodeStream(s)
+}
+
+// TestDecodeStream checks that decoding off a stream fed in pieces, each
+// writer's index on a goroutine, gives what Decode does, and that a
+// stream ending short is refused.
+func TestDecodeStream(t *testing.T) {
+	defer func(n int) { inline = n }(inline)
+	inline = 0 // every index on a goroutine
+	rnd := rand.New(rand.NewPCG(14, 15))
+	c, _ := randomCache(rnd, 3000)
+	data := c.Encode(nil)
+	for range 20 {
+		d, err := decodeStreamed(rnd, data, len(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again := d.Encode(nil); !bytes.Equal(again, data) {
+			t.Fatalf("the cache decoded off a stream encodes to %d other bytes (of %d)", len(again), len(data))
+		}
+		sameSearch(t, "the cache decoded off a stream", c, d, rnd)
+	}
+	for range 200 {
+		n := rnd.IntN(len(data))
+		if _, err := decodeStreamed(rnd, data[:n], len(data)); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Fatalf("a stream ending after %d of %d bytes: %v, want ErrInvalidArgument", n, len(data), err)
+		}
+	}
+}
+
 // FuzzDecode checks that Decode refuses or accepts any input without
 // panicking, and that a cache it accepts searches and takes changes.
 func FuzzDecode(f *testing.F) {
@@ -165,6 +214,13 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Decode(data)
+		s, serr := decodeStreamed(rand.New(rand.NewPCG(uint64(len(data)), 1)), data, len(data))
+		if (err == nil) != (serr == nil) {
+			t.Fatalf("Decode: %v; off a stream: %v", err, serr)
+		}
+		if err == nil && !bytes.Equal(c.Encode(nil), s.Encode(nil)) {
+			t.Fatal("the caches decoded whole and off a stream differ")
+		}
 		if err != nil {
 			if !errors.Is(err, memory.ErrInvalidArgument) {
 				t.Fatalf("Decode failed with %v, not ErrInvalidArgument", err)

@@ -11,10 +11,47 @@ package varint
 import "encoding/binary"
 
 // Reader reads values off B, the bytes left. Fail makes the errors of
-// its reads, from a description of what went wrong.
+// its reads, from a description of what went wrong. A Reader of a Stream
+// (Stream.Reader) has in B the bytes that have arrived, and waits for
+// more when a read needs them: its caller reads B directly only for as
+// many bytes as Next returned.
 type Reader struct {
 	B    []byte
 	Fail func(format string, args ...any) error
+	// src is the stream read, if any: B is then a slice of src.all
+	// reaching to its end (cap), so cap(src.all)-cap(B) is where B
+	// starts, and end is where what the Reader may read ends.
+	src *Stream
+	end int
+}
+
+// offset returns where B starts in the stream read.
+func (r *Reader) offset() int { return cap(r.src.all) - cap(r.B) }
+
+// Left returns how many bytes are left to read: of a stream, those that
+// have not arrived too.
+func (r *Reader) Left() int {
+	if r.src == nil {
+		return len(r.B)
+	}
+	return r.end - r.offset()
+}
+
+// need makes B hold n bytes or more, waiting for a stream's to arrive,
+// and reports whether it does.
+func (r *Reader) need(n int) bool {
+	if len(r.B) >= n {
+		return true
+	}
+	if r.src == nil || n > r.Left() {
+		return false
+	}
+	off := r.offset()
+	// A stream that ended short may end before off, which a Section
+	// skipped to.
+	avail := max(off, min(r.src.wait(off+n), r.end))
+	r.B = r.src.all[off:avail:cap(r.src.all)]
+	return len(r.B) >= n
 }
 
 // canonical reports whether the n-byte varint at the start of b is the
@@ -24,6 +61,9 @@ func canonical(b []byte, n int) bool { return n == 1 || b[n-1] != 0 }
 // Uvarint reads an unsigned varint, named what in errors.
 func (r *Reader) Uvarint(what string) (uint64, error) {
 	v, n := binary.Uvarint(r.B)
+	if n <= 0 && r.src != nil && r.need(min(binary.MaxVarintLen64, r.Left())) {
+		v, n = binary.Uvarint(r.B)
+	}
 	if n <= 0 || !canonical(r.B, n) {
 		return 0, r.Fail("%s is cut short or malformed", what)
 	}
@@ -34,6 +74,9 @@ func (r *Reader) Uvarint(what string) (uint64, error) {
 // Varint reads a zig-zag varint, named what in errors.
 func (r *Reader) Varint(what string) (int64, error) {
 	v, n := binary.Varint(r.B)
+	if n <= 0 && r.src != nil && r.need(min(binary.MaxVarintLen64, r.Left())) {
+		v, n = binary.Varint(r.B)
+	}
 	if n <= 0 || !canonical(r.B, n) {
 		return 0, r.Fail("%s is cut short or malformed", what)
 	}
@@ -49,10 +92,21 @@ func (r *Reader) Count(size int, what string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if v > uint64(len(r.B)/size) {
-		return 0, r.Fail("%d %s in %d bytes", v, what, len(r.B))
+	if left := r.Left(); v > uint64(left/size) {
+		return 0, r.Fail("%d %s in %d bytes", v, what, left)
 	}
 	return int(v), nil
+}
+
+// Next returns the next n bytes (n <= Left()), which alias B, named what
+// in errors.
+func (r *Reader) Next(n int, what string) ([]byte, error) {
+	if n < 0 || !r.need(n) {
+		return nil, r.Fail("%s is cut short", what)
+	}
+	b := r.B[:n:n]
+	r.B = r.B[n:]
+	return b, nil
 }
 
 // Bytes reads a length and that many bytes, which alias B.
@@ -61,15 +115,32 @@ func (r *Reader) Bytes(what string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := r.B[:n]
-	r.B = r.B[n:]
-	return b, nil
+	return r.Next(n, what)
 }
 
 // String reads a length and that many bytes, as a string of its own.
 func (r *Reader) String(what string) (string, error) {
 	b, err := r.Bytes(what)
 	return string(b), err
+}
+
+// Section reads a length and returns a Reader of that many bytes, which
+// this one skips, waiting for none of them: of a stream, the two may
+// then read on different goroutines.
+func (r *Reader) Section(what string) (Reader, error) {
+	n, err := r.Count(1, what)
+	if err != nil {
+		return Reader{}, err
+	}
+	sub := *r
+	if r.src == nil {
+		sub.B, r.B = r.B[:n:n], r.B[n:]
+		return sub, nil
+	}
+	sub.end = r.offset() + n
+	sub.B = r.B[:min(n, len(r.B))]
+	r.B = r.B[n:max(n, len(r.B))] // n <= Left() <= cap(r.B)
+	return sub, nil
 }
 
 // AppendString appends s, as String reads it, to dst.
