@@ -63,8 +63,11 @@ func ChangesOf(recs []memory.Record) []Change {
 // identity. The zero Cache is not ready; New is.
 type Cache struct {
 	groups map[memory.Identity]*group
-	byKey  map[Key]*Row
-	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
+	// byField finds the writers holding each identity field's value
+	// (addGroup, matching).
+	byField map[fieldValue]groupSet
+	byKey   map[Key]*Row
+	kinds   map[memory.Kind]memory.Kind // one copy of each kind's name
 	// speakers holds one copy of each speaker's name: a conversation has
 	// few, said thousands of times.
 	speakers map[string]string
@@ -76,7 +79,7 @@ type Cache struct {
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{groups: map[memory.Identity]*group{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	return &Cache{groups: map[memory.Identity]*group{}, byField: map[fieldValue]groupSet{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 }
 
 // Len returns how many records the cache holds. A record without content
@@ -99,7 +102,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	g := c.groups[w]
 	if g == nil {
 		g = &group{id: w, x: lexical.NewIndex[*Row]()}
-		c.groups[w] = g
+		c.addGroup(g)
 	}
 	if kind, ok := c.kinds[row.Kind]; ok {
 		row.Kind = kind
@@ -130,7 +133,7 @@ func (c *Cache) Remove(k Key) bool {
 	g := old.g
 	g.x.Remove(old)
 	if g.x.Len() == 0 {
-		delete(c.groups, g.id)
+		c.dropGroup(g)
 	}
 	delete(c.byKey, k)
 	if old.Expires != 0 {

@@ -20,11 +20,7 @@ import (
 // arguments (driver.CheckSearchText).
 func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
 	var parts []*lexical.Index[*Row]
-	for w, g := range c.groups {
-		if q.Filter.Matches(w) {
-			parts = append(parts, g.x)
-		}
-	}
+	c.matching(q.Filter, func(g *group) { parts = append(parts, g.x) })
 	if len(parts) == 0 {
 		return nil, nil
 	}

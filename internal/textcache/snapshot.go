@@ -134,7 +134,7 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{groups: make(map[memory.Identity]*group, groups), byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	c := &Cache{groups: make(map[memory.Identity]*group, groups), byField: map[fieldValue]groupSet{}, byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 	var indexes indexDecoder
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
 	rd := rowDecoder{c: c, kinds: map[string]memory.Kind{}}
@@ -174,7 +174,7 @@ func decode(d varint.Reader) (*Cache, error) {
 			}
 		}
 		if n > 0 {
-			c.groups[w] = g
+			c.addGroup(g)
 		}
 	}
 	if err := indexes.wait(); err != nil {

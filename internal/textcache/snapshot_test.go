@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/varint"
+	"github.com/agentmem/memory/internal/varint/varinttest"
 )
 
 // randomCache returns a cache of n random records of a few writers, some
@@ -158,23 +159,7 @@ func TestDecodeRefuses(t *testing.T) {
 // decodeStreamed decodes data with DecodeStream off a stream of length n,
 // fed in pieces of random sizes on another goroutine.
 func decodeStreamed(rnd *rand.Rand, data []byte, n int) (*Cache, error) {
-	s := varint.NewStream(make([]byte, n))
-	var cuts []int
-	for i := 0; i < len(data); {
-		k := min(len(data)-i, rnd.IntN(len(data)/5+8))
-		cuts = append(cuts, k)
-		i += k
-	}
-	go func() {
-		defer s.End()
-		for _, k := range cuts {
-			if _, err := s.Write(data[:k]); err != nil {
-				panic(err)
-			}
-			data = data[k:]
-		}
-	}()
-	return DecodeStream(s)
+	return DecodeStream(varinttest.Feed(rnd, data, n, len(data)/5+8))
 }
 
 // TestDecodeStream checks that decoding off a stream fed in pieces, each

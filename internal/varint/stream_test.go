@@ -1,4 +1,4 @@
-package varint
+package varint_test
 
 import (
 	"bytes"
@@ -7,32 +7,20 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/agentmem/memory/internal/varint"
+	"github.com/agentmem/memory/internal/varint/varinttest"
 )
+
+var errBad = errors.New("bad")
 
 func fail(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errBad}, args...)...)
 }
 
-// feed writes data to a new stream of length n in pieces of random sizes
-// (a piece of 0 bytes too) on a goroutine of its own, and ends it.
-func feed(rnd *rand.Rand, data []byte, n int) *Stream {
-	s := NewStream(make([]byte, n))
-	cuts := make([]int, 0, 8)
-	for i := 0; i < len(data); {
-		k := min(len(data)-i, rnd.IntN(7))
-		cuts = append(cuts, k)
-		i += k
-	}
-	go func() {
-		defer s.End()
-		for _, k := range cuts {
-			if _, err := s.Write(data[:k]); err != nil {
-				panic(err)
-			}
-			data = data[k:]
-		}
-	}()
-	return s
+// feed is varinttest.Feed in pieces below 7 bytes.
+func feed(rnd *rand.Rand, data []byte, n int) *varint.Stream {
+	return varinttest.Feed(rnd, data, n, 7)
 }
 
 // encoded is a sample of every value a Reader reads: a uvarint, a zig-zag
@@ -40,9 +28,9 @@ func feed(rnd *rand.Rand, data []byte, n int) *Stream {
 func encoded() []byte {
 	b := binary.AppendUvarint(nil, 1<<40)
 	b = binary.AppendVarint(b, -77777)
-	b = AppendString(b, "a string of some length")
+	b = varint.AppendString(b, "a string of some length")
 	sec := binary.AppendUvarint(nil, 300)
-	sec = AppendString(sec, "inside")
+	sec = varint.AppendString(sec, "inside")
 	b = binary.AppendUvarint(b, uint64(len(sec)))
 	b = append(b, sec...)
 	return binary.AppendUvarint(b, 9)
@@ -50,7 +38,7 @@ func encoded() []byte {
 
 // readAll reads what encoded wrote, the section on a goroutine of its own
 // while the rest is read.
-func readAll(r Reader) ([]any, error) {
+func readAll(r varint.Reader) ([]any, error) {
 	var out []any
 	u, err := r.Uvarint("u")
 	if err != nil {
@@ -103,7 +91,7 @@ func readAll(r Reader) ([]any, error) {
 // goroutine.
 func TestStreamReads(t *testing.T) {
 	data := encoded()
-	want, err := readAll(*reader(data))
+	want, err := readAll(varint.Reader{B: data, Fail: fail})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +128,11 @@ func TestStreamCutShort(t *testing.T) {
 
 // TestStreamWrite checks Write's bounds and what Written returns.
 func TestStreamWrite(t *testing.T) {
-	s := NewStream(make([]byte, 4))
+	s := varint.NewStream(make([]byte, 4))
 	if _, err := s.Write([]byte("abc")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Write([]byte("de")); !errors.Is(err, ErrStreamFull) {
+	if _, err := s.Write([]byte("de")); !errors.Is(err, varint.ErrStreamFull) {
 		t.Errorf("writing past the length: %v", err)
 	}
 	if _, err := s.Write([]byte("d")); err != nil {
