@@ -94,13 +94,14 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 // document. Whatever the input, it allocates memory in proportion to
 // len(data) and len(refs), and never panics.
 func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
-	return DecodeIndexFrom(varint.Reader{B: data}, refs)
+	return DecodeIndexFrom(varint.Reader{B: data}, refs, nil)
 }
 
 // DecodeIndexFrom is DecodeIndex reading the encoding off d, which must
 // hold it and nothing more: a Reader of a varint.Stream decodes as the
-// bytes arrive. d's own Fail is not used.
-func DecodeIndexFrom[R comparable](d varint.Reader, refs []R) (*Index[R], error) {
+// bytes arrive. d's own Fail is not used. With slot set, the index is
+// slotted (NewSlottedIndex), each reference's id written at slot(ref).
+func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int32) (*Index[R], error) {
 	d.Fail = func(format string, args ...any) error {
 		return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
 	}
@@ -121,8 +122,12 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R) (*Index[R], error)
 	if docs != len(refs) {
 		return nil, d.Fail("%d documents, but %d references", docs, len(refs))
 	}
-	x := &Index[R]{ids: make(map[R]int32, docs), refs: refs, lens: make([]int32, docs),
+	x := &Index[R]{slot: slot, docs: docs, refs: refs, lens: make([]int32, docs),
 		postings: map[string]*postings{}, counts: map[string]int{}}
+	if slot == nil {
+		x.ids = make(map[R]int32, docs)
+	}
+	var zero R
 	for id := range docs {
 		l, err := d.Uvarint("a document length")
 		if err != nil {
@@ -133,10 +138,24 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R) (*Index[R], error)
 		}
 		x.lens[id] = int32(l)
 		x.length += int(l)
-		x.ids[refs[id]] = int32(id)
-		if len(x.ids) != id+1 {
+		ref := refs[id]
+		if slot == nil {
+			x.ids[ref] = int32(id)
+			if len(x.ids) != id+1 {
+				return nil, d.Fail("a reference is given for two documents")
+			}
+			continue
+		}
+		if ref == zero {
+			return nil, d.Fail("document %d has no reference", id)
+		}
+		// A slot holding an earlier document of this reference is one
+		// reference for two documents; any other value is stale.
+		s := slot(ref)
+		if v := *s; v >= 0 && int(v) < id && refs[v] == ref {
 			return nil, d.Fail("a reference is given for two documents")
 		}
+		*s = int32(id)
 	}
 	// A term takes at least 4 bytes: its length, a byte, a count and one
 	// posting of 2 bytes at the least, so 5.

@@ -18,11 +18,15 @@ import (
 //
 // Add and Remove must not run concurrently with each other or with a
 // search; searches only read the index, so any number may run at once.
-// The zero Index is not ready; NewIndex is.
+// The zero Index is not ready; NewIndex or NewSlottedIndex is.
 type Index[R comparable] struct {
-	ids      map[R]int32 // live documents: reference -> document id
-	refs     []R         // by document id
-	lens     []int32     // length by document id; -1 once removed
+	// ids maps each live document's reference to its document id, unless
+	// slot is set: then each reference keeps its own (NewSlottedIndex).
+	ids      map[R]int32
+	slot     func(R) *int32
+	docs     int     // live documents
+	refs     []R     // by document id; the zero R once removed
+	lens     []int32 // length by document id; -1 once removed
 	postings map[string]*postings
 	length   int            // total length of the live documents
 	dead     int            // removed documents still holding postings
@@ -50,11 +54,49 @@ func NewIndex[R comparable]() *Index[R] {
 	return &Index[R]{ids: map[R]int32{}, postings: map[string]*postings{}, counts: map[string]int{}}
 }
 
+// NewSlottedIndex returns an empty Index whose references each keep their
+// own document id, at slot(ref), instead of the index mapping them: for
+// references that are pointers to the caller's records, it saves a map
+// entry per document, and the building of that map when an index is
+// decoded. A reference must be in one slotted index at a time; the index
+// writes its slot while the reference is indexed, and reads it only
+// together with its own record of the reference, so a stale slot is never
+// taken for a document. The zero R must not be indexed.
+func NewSlottedIndex[R comparable](slot func(R) *int32) *Index[R] {
+	return &Index[R]{slot: slot, postings: map[string]*postings{}, counts: map[string]int{}}
+}
+
+// docID returns the document id of ref, if indexed.
+func (x *Index[R]) docID(ref R) (int32, bool) {
+	if x.slot == nil {
+		id, ok := x.ids[ref]
+		return id, ok
+	}
+	var zero R
+	if ref == zero {
+		return 0, false
+	}
+	id := *x.slot(ref)
+	if id >= 0 && int(id) < len(x.refs) && x.refs[id] == ref {
+		return id, true
+	}
+	return 0, false
+}
+
+// setID records id as ref's document id.
+func (x *Index[R]) setID(ref R, id int32) {
+	if x.slot == nil {
+		x.ids[ref] = id
+		return
+	}
+	*x.slot(ref) = id
+}
+
 // Add indexes text under ref, and reports whether it did: a reference
 // already indexed keeps its text, and Add returns false. Its cost is
 // linear in len(text).
 func (x *Index[R]) Add(ref R, text string) bool {
-	if _, ok := x.ids[ref]; ok {
+	if _, ok := x.docID(ref); ok {
 		return false
 	}
 	id := int32(len(x.refs))
@@ -63,8 +105,9 @@ func (x *Index[R]) Add(ref R, text string) bool {
 		x.counts[t]++
 		n++
 	}
-	x.ids[ref] = id
 	x.refs = append(x.refs, ref)
+	x.setID(ref, id)
+	x.docs++
 	x.lens = append(x.lens, int32(n))
 	x.length += n
 	for t, c := range x.counts {
@@ -83,17 +126,20 @@ func (x *Index[R]) Add(ref R, text string) bool {
 // Remove drops ref's text, if indexed, and reports whether it was. The
 // index's statistics stop counting it at once.
 func (x *Index[R]) Remove(ref R) bool {
-	id, ok := x.ids[ref]
+	id, ok := x.docID(ref)
 	if !ok {
 		return false
 	}
-	delete(x.ids, ref)
+	if x.slot == nil {
+		delete(x.ids, ref)
+	}
+	x.docs--
 	x.length -= int(x.lens[id])
 	x.lens[id] = -1
 	var zero R
 	x.refs[id] = zero // let the reference go
 	x.dead++
-	if x.dead >= compactAt && x.dead > len(x.ids) {
+	if x.dead >= compactAt && x.dead > x.docs {
 		x.compact()
 	}
 	return true
@@ -118,8 +164,8 @@ func (x *Index[R]) compact() {
 		}
 		p.list = append([]posting(nil), out...) // release the longer array
 	}
-	for ref, id := range x.ids {
-		x.ids[ref] = newID[id]
+	for id, ref := range refs {
+		x.setID(ref, int32(id))
 	}
 	x.refs, x.lens, x.dead = refs, lens, 0
 }
@@ -129,8 +175,8 @@ func (x *Index[R]) compact() {
 // documents' references and lengths by new id.
 func (x *Index[R]) live() (newID []int32, refs []R, lens []int32) {
 	newID = make([]int32, len(x.refs))
-	refs = make([]R, 0, len(x.ids))
-	lens = make([]int32, 0, len(x.ids))
+	refs = make([]R, 0, x.docs)
+	lens = make([]int32, 0, x.docs)
 	for id, l := range x.lens {
 		if l < 0 {
 			newID[id] = -1
@@ -145,24 +191,27 @@ func (x *Index[R]) live() (newID []int32, refs []R, lens []int32) {
 
 // Has reports whether ref is indexed.
 func (x *Index[R]) Has(ref R) bool {
-	_, ok := x.ids[ref]
+	_, ok := x.docID(ref)
 	return ok
 }
 
 // Len returns how many references are indexed.
-func (x *Index[R]) Len() int { return len(x.ids) }
+func (x *Index[R]) Len() int { return x.docs }
 
 // Removed returns how many removed documents still hold postings: at most
 // the larger of Len and a small constant, since the index drops them past
 // that.
 func (x *Index[R]) Removed() int { return x.dead }
 
-// Refs yields the indexed references, in no particular order. The caller
-// may Remove the reference yielded, but not Add, while ranging.
+// Refs yields the indexed references, in the order they were added. The
+// caller may Remove the reference yielded, but not Add, while ranging.
 func (x *Index[R]) Refs() iter.Seq[R] {
 	return func(yield func(R) bool) {
-		for ref := range x.ids {
-			if x.Has(ref) && !yield(ref) {
+		// A Remove may compact, which replaces x.refs and x.lens: the
+		// references left in these arrays are still found, by Has.
+		refs, lens := x.refs, x.lens
+		for id, ref := range refs {
+			if lens[id] >= 0 && x.Has(ref) && !yield(ref) {
 				return
 			}
 		}
@@ -172,7 +221,7 @@ func (x *Index[R]) Refs() iter.Seq[R] {
 // Stats returns the index's statistics for q: its live documents, their
 // total length, and how many of them hold each of q's terms.
 func (x *Index[R]) Stats(q *Query) Stats {
-	s := Stats{Docs: len(x.ids), Length: x.length, DF: make([]int, len(q.terms))}
+	s := Stats{Docs: x.docs, Length: x.length, DF: make([]int, len(q.terms))}
 	for i, t := range q.terms {
 		s.DF[i] = x.df(x.postings[t])
 	}

@@ -28,7 +28,7 @@ type Entry[E, W any] struct {
 	Extra E
 
 	writer     *Writer[E, W]
-	sameHash   *Entry[E, W] // the next entry whose key hashes alike; see idIndex
+	sameHash   *Entry[E, W] // the next entry whose key hashes alike; see idmap
 	HasExpires bool         // the record expires, at Expires
 	dead       bool         // removed; it stays in posting lists until they compact
 }
@@ -56,6 +56,12 @@ func (x *Index[E, W]) NewEntry(r memory.Record, version int64) *Entry[E, W] {
 	}
 	return e
 }
+
+// HashKey returns the tenant and id e is found under (idmap.Element).
+func (e *Entry[E, W]) HashKey() (tenant, id string) { return e.writer.Identity.Tenant, e.ID }
+
+// SameHash returns e's link in its idmap slot's chain (idmap.Element).
+func (e *Entry[E, W]) SameHash() **Entry[E, W] { return &e.sameHash }
 
 // Writer returns the writer of a stored entry.
 func (e *Entry[E, W]) Writer() *Writer[E, W] { return e.writer }

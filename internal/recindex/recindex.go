@@ -7,18 +7,22 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/idmap"
 )
 
 // Index holds the live entries of a store by tenant and id and in posting
 // lists by identity field. The zero value is not usable; call New.
 type Index[E, W any] struct {
-	ids     idIndex[E, W]
+	ids     idmap.Map[*Entry[E, W]]
 	lists   map[listKey]*postings[E, W]
 	writers map[memory.Identity]*Writer[E, W]
 	last    *Writer[E, W] // the writer of the last entry put, a cache
 	batch   map[idKey]int // scratch for Versions: the last index of each key in a batch
 	texts   bool          // whether writers' text indexes are kept; see text.go
 }
+
+// idKey is what ids are unique under: a tenant and an id.
+type idKey struct{ tenant, id string }
 
 // listKey names one posting list: the records whose field equals value
 // within tenant. The tenant's own list has field FieldTenant and no value.
@@ -51,27 +55,27 @@ type postings[E, W any] struct {
 
 // New returns an empty index.
 func New[E, W any]() *Index[E, W] {
-	return &Index[E, W]{ids: newIDIndex[E, W](), lists: map[listKey]*postings[E, W]{},
+	return &Index[E, W]{ids: idmap.New[*Entry[E, W]](0), lists: map[listKey]*postings[E, W]{},
 		writers: map[memory.Identity]*Writer[E, W]{}, batch: map[idKey]int{}}
 }
 
 // Len returns the number of live entries.
-func (x *Index[E, W]) Len() int { return x.ids.n }
+func (x *Index[E, W]) Len() int { return x.ids.Len() }
 
 // Get returns the entry tenant holds under id, or nil.
-func (x *Index[E, W]) Get(tenant, id string) *Entry[E, W] { return x.ids.get(tenant, id) }
+func (x *Index[E, W]) Get(tenant, id string) *Entry[E, W] { return x.ids.Get(tenant, id) }
 
 // All yields every live entry, in no order. The caller must not change the
 // index while it iterates.
 func (x *Index[E, W]) All() iter.Seq[*Entry[E, W]] {
-	return func(yield func(*Entry[E, W]) bool) { x.ids.each(yield) }
+	return x.ids.All()
 }
 
 // Put stores e, a new entry written by who, and returns the entry it
 // replaces — the one who's tenant held under e's id, now removed — or nil.
 func (x *Index[E, W]) Put(e *Entry[E, W], who memory.Identity) (replaced *Entry[E, W]) {
-	h := x.ids.hash(who.Tenant, e.ID)
-	if old := x.ids.getHashed(h, who.Tenant, e.ID); old != nil {
+	h := x.ids.Hash(who.Tenant, e.ID)
+	if old := x.ids.GetHashed(h, who.Tenant, e.ID); old != nil {
 		x.Remove(old)
 		replaced = old
 	}
@@ -81,7 +85,7 @@ func (x *Index[E, W]) Put(e *Entry[E, W], who memory.Identity) (replaced *Entry[
 		x.last = w
 	}
 	e.writer = w
-	x.ids.addHashed(h, e)
+	x.ids.AddHashed(h, e)
 	for _, p := range w.lists {
 		p.insert(e)
 	}
@@ -121,7 +125,7 @@ func (x *Index[E, W]) writerOf(id memory.Identity) *Writer[E, W] {
 // removed entries have become the majority.
 func (x *Index[E, W]) Remove(e *Entry[E, W]) {
 	e.dead = true
-	x.ids.remove(e)
+	x.ids.Remove(e)
 	if x.texts {
 		unindexText(e)
 	}
@@ -171,7 +175,7 @@ func (x *Index[E, W]) Versions(recs []memory.Record) ([]int64, error) {
 		if dup {
 			owner, version = recs[j].Identity, versions[j]+1
 			versions[j] = 0
-		} else if e := x.ids.get(k.tenant, k.id); e != nil {
+		} else if e := x.ids.Get(k.tenant, k.id); e != nil {
 			owner, version = e.writer.Identity, e.Version+1
 		}
 		if owner != r.Identity {
@@ -193,7 +197,7 @@ func (x *Index[E, W]) Versions(recs []memory.Record) ([]int64, error) {
 // holds the id, and with driver.VersionConflict when the version differs.
 func (x *Index[E, W]) SwapVersion(rec memory.Record, expect, now int64) (int64, error) {
 	var stored, current int64
-	if old := x.ids.get(rec.Identity.Tenant, rec.ID); old != nil {
+	if old := x.ids.Get(rec.Identity.Tenant, rec.ID); old != nil {
 		if old.writer.Identity != rec.Identity {
 			return 0, driver.HeldByAnother(rec.ID)
 		}
@@ -248,12 +252,11 @@ func (x *Index[E, W]) Matching(q driver.Query) []*Entry[E, W] {
 // nanoseconds), in no order: what a Sweep removes.
 func (x *Index[E, W]) Expired(now int64) []*Entry[E, W] {
 	var out []*Entry[E, W]
-	x.ids.each(func(e *Entry[E, W]) bool {
+	for e := range x.ids.All() {
 		if e.Expired(now) {
 			out = append(out, e)
 		}
-		return true
-	})
+	}
 	return out
 }
 
@@ -325,7 +328,7 @@ func (x *Index[E, W]) smallest(f memory.Filter, size func(*postings[E, W]) int) 
 func (x *Index[E, W]) byIDs(tenant string, ids []string) []*Entry[E, W] {
 	var out []*Entry[E, W]
 	for _, id := range ids {
-		if e := x.ids.get(tenant, id); e != nil {
+		if e := x.ids.Get(tenant, id); e != nil {
 			out = append(out, e)
 		}
 	}

@@ -22,10 +22,9 @@ func (x *Index[E, W]) StartTexts() {
 		return
 	}
 	x.texts = true
-	x.ids.each(func(e *Entry[E, W]) bool {
+	for e := range x.ids.All() {
 		indexText(e)
-		return true
-	})
+	}
 }
 
 // indexText adds e's content to its writer's text index.

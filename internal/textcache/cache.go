@@ -3,6 +3,7 @@ package textcache
 import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
 )
 
@@ -21,8 +22,20 @@ type Row struct {
 	Expires int64 // unix nanoseconds; 0: never
 	Speaker string
 	Asks    bool
+	doc     int32 // its document id in its writer's index (lexical.NewSlottedIndex)
 	g       *group
+	// sameHash is the next row of the Cache's byKey slot (idmap).
+	sameHash *Row
 }
+
+// rowDoc is where a row keeps its document id in its writer's index.
+func rowDoc(r *Row) *int32 { return &r.doc }
+
+// HashKey returns the tenant and id r is found under (idmap.Element).
+func (r *Row) HashKey() (tenant, id string) { return r.g.id.Tenant, r.ID }
+
+// SameHash returns r's link in its idmap slot's chain (idmap.Element).
+func (r *Row) SameHash() **Row { return &r.sameHash }
 
 // group is one writer's records: its identity and its texts' index.
 type group struct {
@@ -66,7 +79,7 @@ type Cache struct {
 	// byField finds the writers holding each identity field's value
 	// (addGroup, matching).
 	byField map[fieldValue]groupSet
-	byKey   map[Key]*Row
+	byKey   idmap.Map[*Row]
 	kinds   map[memory.Kind]memory.Kind // one copy of each kind's name
 	// speakers holds one copy of each speaker's name: a conversation has
 	// few, said thousands of times.
@@ -79,15 +92,15 @@ type Cache struct {
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{groups: map[memory.Identity]*group{}, byField: map[fieldValue]groupSet{}, byKey: map[Key]*Row{}, kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	return &Cache{groups: map[memory.Identity]*group{}, byField: map[fieldValue]groupSet{}, byKey: idmap.New[*Row](0), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 }
 
 // Len returns how many records the cache holds. A record without content
 // is not held: it can match no search.
-func (c *Cache) Len() int { return len(c.byKey) }
+func (c *Cache) Len() int { return c.byKey.Len() }
 
 // Has reports whether the cache holds the record stored under k.
-func (c *Cache) Has(k Key) bool { return c.byKey[k] != nil }
+func (c *Cache) Has(k Key) bool { return c.byKey.Get(k.Tenant, k.ID) != nil }
 
 // Put adds row, of a record written by w, with its content, replacing
 // the record held under the same key (whatever its writer). A record
@@ -101,7 +114,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	}
 	g := c.groups[w]
 	if g == nil {
-		g = &group{id: w, x: lexical.NewIndex[*Row]()}
+		g = &group{id: w, x: lexical.NewSlottedIndex(rowDoc)}
 		c.addGroup(g)
 	}
 	if kind, ok := c.kinds[row.Kind]; ok {
@@ -118,7 +131,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	}
 	row.g = g
 	g.x.Add(row, content)
-	c.byKey[k] = row
+	c.byKey.Add(row)
 	if row.Expires != 0 {
 		c.expiring++
 	}
@@ -126,7 +139,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 
 // Remove drops the record held under k, and reports whether there was one.
 func (c *Cache) Remove(k Key) bool {
-	old := c.byKey[k]
+	old := c.byKey.Get(k.Tenant, k.ID)
 	if old == nil {
 		return false
 	}
@@ -135,7 +148,7 @@ func (c *Cache) Remove(k Key) bool {
 	if g.x.Len() == 0 {
 		c.dropGroup(g)
 	}
-	delete(c.byKey, k)
+	c.byKey.Remove(old)
 	if old.Expires != 0 {
 		c.expiring--
 	}

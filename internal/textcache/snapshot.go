@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/hugepages"
+	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/varint"
 )
@@ -50,7 +51,7 @@ func (c *Cache) Encode(dst []byte) []byte {
 	dst = append(dst, snapshotMagic...)
 	dst = append(dst, snapshotFormat)
 	dst = varint.AppendString(dst, lexical.AnalyzerVersion())
-	dst = binary.AppendUvarint(dst, uint64(len(c.byKey)))
+	dst = binary.AppendUvarint(dst, uint64(c.byKey.Len()))
 	dst = binary.AppendUvarint(dst, uint64(len(writers)))
 	var index []byte
 	for _, w := range writers {
@@ -134,7 +135,7 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{groups: make(map[memory.Identity]*group, groups), byField: map[fieldValue]groupSet{}, byKey: make(map[Key]*Row, total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	c := &Cache{groups: make(map[memory.Identity]*group, groups), byField: map[fieldValue]groupSet{}, byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 	var indexes indexDecoder
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
 	rd := rowDecoder{c: c, kinds: map[string]memory.Kind{}}
@@ -152,7 +153,7 @@ func decode(d varint.Reader) (*Cache, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(c.byKey)+n > total {
+		if c.byKey.Len()+n > total {
 			return nil, d.Fail("more records than the %d counted", total)
 		}
 		index, err := d.Section("an index")
@@ -180,8 +181,8 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err := indexes.wait(); err != nil {
 		return nil, err
 	}
-	if len(c.byKey) != total {
-		return nil, d.Fail("%d records, but %d counted", len(c.byKey), total)
+	if c.byKey.Len() != total {
+		return nil, d.Fail("%d records, but %d counted", c.byKey.Len(), total)
 	}
 	if left := d.Left(); left != 0 {
 		return nil, d.Fail("%d bytes after the snapshot", left)
@@ -238,11 +239,11 @@ func (rd *rowDecoder) row(d *varint.Reader, w memory.Identity, g *group, r *Row)
 		return d.Fail("flags %#x of record %q", flags, r.ID)
 	}
 	r.Asks = flags&flagAsks != 0
-	before := len(c.byKey)
-	c.byKey[Key{w.Tenant, r.ID}] = r
-	if len(c.byKey) == before {
+	h := c.byKey.Hash(w.Tenant, r.ID)
+	if c.byKey.GetHashed(h, w.Tenant, r.ID) != nil {
 		return d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)
 	}
+	c.byKey.AddHashed(h, r)
 	if r.Expires != 0 {
 		c.expiring++
 	}
@@ -266,7 +267,7 @@ var inline = 64 << 10
 // as its documents' references, setting g.x unless it fails.
 func (id *indexDecoder) start(g *group, d varint.Reader, refs []*Row) {
 	run := func() {
-		x, err := lexical.DecodeIndexFrom(d, refs)
+		x, err := lexical.DecodeIndexFrom(d, refs, rowDoc)
 		id.mu.Lock()
 		defer id.mu.Unlock()
 		if err != nil && id.err == nil {
