@@ -148,8 +148,8 @@ func (e blockingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	return nil, ctx.Err()
 }
 
-// failingText is an in-memory driver whose text search fails once the
-// embedder has started.
+// failingText is an in-memory driver whose text search, by record or by
+// reference, fails once the embedder has started.
 type failingText struct {
 	*inmem.Driver
 	started chan struct{}
@@ -158,6 +158,11 @@ type failingText struct {
 var errTextDown = errors.New("text search down")
 
 func (d failingText) SearchText(context.Context, driver.Query, string, int) ([]driver.Match, error) {
+	<-d.started
+	return nil, errTextDown
+}
+
+func (d failingText) RankText(context.Context, driver.Query, string, int) ([]driver.RefMatch, error) {
 	<-d.started
 	return nil, errTextDown
 }

@@ -63,8 +63,9 @@ func randomConversations(rnd *rand.Rand) (memory.Identity, []memory.Record) {
 	return who, recs
 }
 
-// wholeRecords is a driver whose vector search returns whole records,
-// not Refs: the in-memory driver with its RankVector hidden.
+// wholeRecords is a driver whose searches return whole records, not
+// Refs: the in-memory driver with its RankText, WriterRefs and
+// RankVector hidden.
 type wholeRecords struct {
 	driver.Driver
 	d *inmem.Driver
@@ -82,15 +83,15 @@ func (w wholeRecords) Search(ctx context.Context, q driver.Query, vec []float32,
 	return w.d.Search(ctx, q, vec, k)
 }
 
-// TestDriversAgree checks that a recall ranks alike on a driver that
-// ranks by reference (SQLite: driver.TextRanker and driver.VectorRanker,
-// reading only the records it returns), on one that ranks vectors by
-// reference (in-memory), and on drivers whose searches return whole
-// records (the in-memory driver with its rankers hidden; fs, which has
-// no vector search): the same records in the same order with the same
-// scores, under the options that read what a Ref holds (speakers,
-// questions, dates, neighbours, recency), the one that reads content
-// (diversity), and both fusions of a hybrid recall.
+// TestDriversAgree checks that a recall ranks alike on drivers that rank
+// by reference (SQLite and in-memory: driver.TextRanker and
+// driver.VectorRanker, reading or copying only the records it returns)
+// and on drivers whose searches return whole records (the in-memory
+// driver with its rankers hidden; fs, which has no vector search): the
+// same records in the same order with the same scores, under the
+// options that read what a Ref holds (speakers, questions, dates,
+// neighbours, recency), the one that reads content (diversity), and
+// both fusions of a hybrid recall.
 func TestDriversAgree(t *testing.T) {
 	ctx := context.Background()
 	rnd := rand.New(rand.NewPCG(3, 4))

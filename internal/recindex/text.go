@@ -1,6 +1,9 @@
 package recindex
 
 import (
+	"slices"
+
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
 )
@@ -53,27 +56,71 @@ func unindexText[E, W any](e *Entry[E, W]) {
 // List order. The text indexes must be on (StartTexts); the caller has
 // checked the arguments.
 func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
-	var parts []*lexical.Index[*Entry[E, W]]
-	for w := range x.Writers(q) {
-		if w.text != nil && w.text.Len() > 0 {
-			parts = append(parts, w.text)
-		}
-	}
-	params := lexical.DefaultParams()
-	if len(parts) == 0 {
-		return nil, nil
-	}
-	rest := q
-	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
-	lq := lexical.NewQuery(text)
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
-	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
-	if err != nil {
+	hits, groups, searched, err := x.rankText(q, text, k, now)
+	if !searched || err != nil {
 		return nil, err
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
 		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: groups[h.Ref.writer.text]}
 	}
-	return out, nil
+	return out, err
+}
+
+// RankText is SearchText answering each match's Ref (Entry.Ref) in place
+// of a copy of its record, as driver.TextRanker describes.
+func (x *Index[E, W]) RankText(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
+	hits, groups, searched, err := x.rankText(q, text, k, now)
+	if !searched || err != nil {
+		return nil, err
+	}
+	out := make([]driver.RefMatch, len(hits))
+	for i, h := range hits {
+		out[i] = driver.RefMatch{Ref: h.Ref.Ref(), Score: h.Score, WriterScore: groups[h.Ref.writer.text]}
+	}
+	return out, err
+}
+
+// rankText returns the hits of SearchText and the writers' scores
+// (lexical.SearchGroups), and whether there was a writer to search.
+func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (hits []lexical.Hit[*Entry[E, W]], groups map[*lexical.Index[*Entry[E, W]]]float64, searched bool, err error) {
+	var parts []*lexical.Index[*Entry[E, W]]
+	for w := range x.Writers(q) {
+		if w.text != nil && w.text.Len() > 0 {
+			parts = append(parts, w.text)
+		}
+	}
+	if len(parts) == 0 {
+		return nil, nil, false, nil
+	}
+	rest := q
+	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
+	lq := lexical.NewQuery(text)
+	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
+	hits, groups, err = lexical.SearchGroups(&lq, parts, lexical.DefaultParams(), top, keep)
+	return hits, groups, true, err
+}
+
+// WriterRefs returns, for each of writers, the Refs of the live entries
+// with content that writer stored under exactly that identity and q
+// matches, at time now, newest first, as driver.TextRanker describes. The
+// text indexes must be on (StartTexts); the caller has checked the
+// arguments.
+func (x *Index[E, W]) WriterRefs(q driver.Query, writers []memory.Identity, now int64) [][]driver.Ref {
+	out := make([][]driver.Ref, len(writers))
+	for i, id := range writers {
+		w := x.writers[id]
+		if w == nil || w.text == nil || !q.Filter.Matches(id) {
+			continue
+		}
+		var refs []driver.Ref
+		for e := range w.text.Refs() {
+			if !e.Expired(now) && e.MatchesRest(&q) {
+				refs = append(refs, e.Ref())
+			}
+		}
+		slices.SortFunc(refs, driver.CompareRefs)
+		out[i] = refs
+	}
+	return out
 }
