@@ -85,9 +85,9 @@ func (w wholeRecords) Search(ctx context.Context, q driver.Query, vec []float32,
 
 // TestDriversAgree checks that a recall ranks alike on drivers that rank
 // by reference (SQLite and in-memory: driver.TextRanker and
-// driver.VectorRanker, reading or copying only the records it returns)
-// and on drivers whose searches return whole records (the in-memory
-// driver with its rankers hidden; fs, which has no vector search): the
+// driver.VectorRanker, reading or copying only the records it returns),
+// on one whose searches return whole records (the in-memory driver with
+// its rankers hidden) and on fs, which has no vector search: the
 // same records in the same order with the same scores, under the
 // options that read what a Ref holds (speakers, questions, dates,
 // neighbours, recency), the one that reads content (diversity), and
