@@ -9,13 +9,28 @@ import (
 	"testing"
 )
 
+// requireEnv turns a test's "this machine lacks what it checks" skip into
+// a failure, as it does for the tests needing servers (pgtest.RequireEnv):
+// CI sets it, and its machines have transparent huge pages.
+const requireEnv = "AGENTMEM_REQUIRE_SERVERS"
+
+// missing skips t for what the machine lacks, or fails it under
+// requireEnv.
+func missing(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv(requireEnv) != "" {
+		t.Fatalf(format+" (and %s is set)", append(args, requireEnv)...)
+	}
+	t.Skipf(format+" (set %s to make this a failure)", append(args, requireEnv)...)
+}
+
 // vmFlags returns the VmFlags of the mapping holding address a, from
 // /proc/self/smaps, and its AnonHugePages line.
 func vmFlags(t *testing.T, a uintptr) (flags []string, huge string) {
 	t.Helper()
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
-		t.Skipf("no /proc/self/smaps: %v", err)
+		missing(t, "no /proc/self/smaps: %v", err)
 	}
 	defer f.Close()
 	in := false
@@ -58,7 +73,7 @@ func has(flags []string, f string) bool {
 // one made while the advice is off, or of a small one, is not.
 func TestAdvised(t *testing.T) {
 	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil {
-		t.Skip("this kernel has no transparent huge pages")
+		missing(t, "this kernel has no transparent huge pages: %v", err)
 	}
 	disabled = true
 	off := Make[int64](0, 8<<20)
