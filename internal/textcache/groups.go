@@ -44,7 +44,9 @@ func (c *Cache) dropGroup(g *group) {
 // matching calls fn with every writer f matches. It tests only the
 // writers holding the value of one field f matches, the field fewest
 // writers hold, so that a search of one scope among thousands costs
-// what its own writers do.
+// what its own writers do. (recindex's smallest chooses among its
+// per-field posting lists the same way; those hold records, these
+// writers.)
 func (c *Cache) matching(f memory.Filter, fn func(*group)) {
 	var fewest groupSet
 	narrowed := false
