@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/textcache"
+	"github.com/agentmem/memory/internal/veccache"
 )
 
 // insertSQL returns the statement that inserts n records. With upsert it
@@ -202,7 +203,7 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		// New records without vectors leave the vectors as they were;
 		// anything else may change them.
 		if vectors || replaced {
-			return vw.begin(bg, &d.vc, conn, changesOf(recs))
+			return vw.begin(bg, &d.vc, conn, veccache.ChangesOf(recs))
 		}
 		return nil
 	})
@@ -351,20 +352,20 @@ func (d *Driver) delete(ctx context.Context, query string, args []any, what stri
 			return fail(ctx, err, what)
 		}
 		var (
-			vchanges []vectorChange
+			vchanges []veccache.Change
 			tchanges []textcache.Change
 		)
 		for rows.Next() {
-			var k recordKey
+			var k veccache.Key
 			var vector bool
-			if err := rows.Scan(&k.tenant, &k.id, &vector); err != nil {
+			if err := rows.Scan(&k.Tenant, &k.ID, &vector); err != nil {
 				rows.Close()
 				return fail(ctx, err, what)
 			}
 			n++
-			tchanges = append(tchanges, textcache.Change{Key: textcache.Key{Tenant: k.tenant, ID: k.id}, Removed: true})
+			tchanges = append(tchanges, textcache.Change{Key: textcache.Key(k), Removed: true})
 			if vector {
-				vchanges = append(vchanges, vectorChange{key: k, removed: true})
+				vchanges = append(vchanges, veccache.Change{Key: k, Removed: true})
 			}
 		}
 		if err := rows.Close(); err != nil {

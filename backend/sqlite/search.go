@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/internal/vecindex"
 )
 
 var _ driver.VectorRanker = (*Driver)(nil)
@@ -75,7 +74,7 @@ func (d *Driver) rankVector(ctx context.Context, q driver.Query, vec []float32, 
 		return nil, err
 	}
 	defer c.mu.RUnlock()
-	return c.search(q, vec, k, now)
+	return c.vecs.Search(q, vec, k, now)
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -102,7 +101,7 @@ func (d *Driver) currentCache(ctx context.Context) error {
 			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load vectors")
 		}
-		d.log.Debug("sqlite: loaded vectors for search", "epoch", c.epoch, "vectors", len(c.byID))
+		d.log.Debug("sqlite: loaded vectors for search", "epoch", c.epoch, "vectors", c.vecs.Len())
 	}
 	c.mu.Unlock()
 	c.mu.RLock()
@@ -113,59 +112,6 @@ func (d *Driver) currentCache(ctx context.Context) error {
 		return d.currentCache(ctx)
 	}
 	return nil
-}
-
-// search scores the cached vectors of the writers q's filter matches and
-// returns the k best, by reference. The caller holds c.mu shared.
-func (c *vectorCache) search(q driver.Query, vec []float32, k int, now int64) ([]driver.RefMatch, error) {
-	var sets []*vecindex.Set
-	for _, g := range c.groups {
-		if q.Filter.Matches(g.id) {
-			sets = append(sets, g.set)
-		}
-	}
-	if len(sets) == 0 {
-		return nil, nil
-	}
-	rows := c.rows
-	var accept func(vecindex.Ref) bool // nil: every row
-	if c.expiring > 0 || q.NamesRest() {
-		accept = func(ref vecindex.Ref) bool {
-			r := &rows[ref]
-			return cachedMatches(&q, r.id, r.kind, r.key, r.expires, now)
-		}
-	}
-	tie := func(a, b vecindex.Ref) int {
-		ra, rb := &rows[a], &rows[b]
-		switch {
-		case ra.created != rb.created:
-			if ra.created > rb.created {
-				return -1
-			}
-			return 1
-		case ra.id > rb.id:
-			return -1
-		case ra.id < rb.id:
-			return 1
-		}
-		return 0
-	}
-	hits, err := vecindex.Search(sets, vec, k, accept, tie)
-	if err != nil {
-		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "sqlite: vector search")
-	}
-	out := make([]driver.RefMatch, len(hits))
-	for i, h := range hits {
-		out[i] = driver.RefMatch{Ref: rows[h.Ref].ref(), Score: float64(h.Score)}
-	}
-	return out, nil
-}
-
-// cachedMatches reports whether a cached record of a writer q's filter
-// matches passes the rest of q at time now: its kinds, key and ids, and
-// expiry (0: never).
-func cachedMatches(q *driver.Query, id string, kind memory.Kind, key string, expires, now int64) bool {
-	return (expires == 0 || now < expires) && q.MatchesRest(id, kind, key)
 }
 
 // fetchMatches reads the records tenant holds under the ids of found and

@@ -90,7 +90,7 @@ func TestSearchCacheFollowsOwnWrites(t *testing.T) {
 		t.Errorf("after Sweep, search = %v, want [b]", got)
 	}
 	d.vc.mu.RLock()
-	loads, cached := d.vc.loads, len(d.vc.byID)
+	loads, cached := d.vc.loads, d.vc.vecs.Len()
 	d.vc.mu.RUnlock()
 	if loads != 1 {
 		t.Errorf("the vectors were loaded %d times, want once: the driver's own writes must update the cache", loads)

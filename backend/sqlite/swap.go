@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/textcache"
+	"github.com/agentmem/memory/internal/veccache"
 )
 
 // Swap stores rec if the live record under its id has version expect (0:
@@ -57,7 +58,7 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 			return err
 		}
 		if rec.Vector != nil || stored != 0 {
-			return vw.begin(bg, &d.vc, conn, changesOf([]memory.Record{rec}))
+			return vw.begin(bg, &d.vc, conn, veccache.ChangesOf([]memory.Record{rec}))
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/writers"
 )
 
 // Key is what record ids are unique under: a tenant and an id.
@@ -75,12 +76,9 @@ func ChangesOf(recs []memory.Record) []Change {
 // Cache holds records' analysed texts in one lexical.Index per writer
 // identity. The zero Cache is not ready; New is.
 type Cache struct {
-	groups map[memory.Identity]*group
-	// byField finds the writers holding each identity field's value
-	// (addGroup, matching).
-	byField map[fieldValue]groupSet
-	byKey   idmap.Map[*Row]
-	kinds   map[memory.Kind]memory.Kind // one copy of each kind's name
+	groups writers.Index[*group]
+	byKey  idmap.Map[*Row]
+	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
 	// speakers holds one copy of each speaker's name: a conversation has
 	// few, said thousands of times.
 	speakers map[string]string
@@ -92,7 +90,7 @@ type Cache struct {
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{groups: map[memory.Identity]*group{}, byField: map[fieldValue]groupSet{}, byKey: idmap.New[*Row](0), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	return &Cache{byKey: idmap.New[*Row](0), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 }
 
 // Len returns how many records the cache holds. A record without content
@@ -112,10 +110,10 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	if content == "" {
 		return
 	}
-	g := c.groups[w]
+	g, _ := c.groups.Get(w)
 	if g == nil {
 		g = &group{id: w, x: lexical.NewSlottedIndex(rowDoc)}
-		c.addGroup(g)
+		c.groups.Put(w, g)
 	}
 	if kind, ok := c.kinds[row.Kind]; ok {
 		row.Kind = kind
@@ -146,7 +144,7 @@ func (c *Cache) Remove(k Key) bool {
 	g := old.g
 	g.x.Remove(old)
 	if g.x.Len() == 0 {
-		c.dropGroup(g)
+		c.groups.Delete(g.id)
 	}
 	c.byKey.Remove(old)
 	if old.Expires != 0 {

@@ -174,8 +174,8 @@ func TestPutMovesAcrossWriters(t *testing.T) {
 	if found, _ := c.Search(qa, "parcel", 5, 0); len(found) != 0 {
 		t.Errorf("writer a's search found %v after x moved to writer b", found)
 	}
-	if c.Len() != 1 || len(c.groups) != 1 {
-		t.Errorf("Len %d, %d writer groups; want 1 and 1", c.Len(), len(c.groups))
+	if c.Len() != 1 || c.groups.Len() != 1 {
+		t.Errorf("Len %d, %d writer groups; want 1 and 1", c.Len(), c.groups.Len())
 	}
 }
 

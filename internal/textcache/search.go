@@ -20,7 +20,7 @@ import (
 // arguments (driver.CheckSearchText).
 func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
 	var parts []*lexical.Index[*Row]
-	c.matching(q.Filter, func(g *group) { parts = append(parts, g.x) })
+	c.groups.Matching(q.Filter, func(g *group) { parts = append(parts, g.x) })
 	if len(parts) == 0 {
 		return nil, nil
 	}
@@ -56,7 +56,7 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 func (c *Cache) WriterRefs(q driver.Query, writers []memory.Identity, now int64) [][]driver.Ref {
 	out := make([][]driver.Ref, len(writers))
 	for i, w := range writers {
-		g := c.groups[w]
+		g, _ := c.groups.Get(w)
 		if g == nil || !q.Filter.Matches(w) {
 			continue
 		}

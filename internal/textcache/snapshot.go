@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/varint"
+	"github.com/agentmem/memory/internal/writers"
 )
 
 // A snapshot is a Cache's content encoded (Encode), for a driver to store
@@ -43,23 +44,22 @@ const (
 // Encode appends the cache's content to dst in the snapshot format and
 // returns it. It only reads the cache.
 func (c *Cache) Encode(dst []byte) []byte {
-	writers := make([]memory.Identity, 0, len(c.groups))
-	for w := range c.groups {
-		writers = append(writers, w)
-	}
-	slices.SortFunc(writers, compareIdentity)
+	ws := make([]memory.Identity, 0, c.groups.Len())
+	c.groups.All(func(w memory.Identity, _ *group) { ws = append(ws, w) })
+	slices.SortFunc(ws, compareIdentity)
 	dst = append(dst, snapshotMagic...)
 	dst = append(dst, snapshotFormat)
 	dst = varint.AppendString(dst, lexical.AnalyzerVersion())
 	dst = binary.AppendUvarint(dst, uint64(c.byKey.Len()))
-	dst = binary.AppendUvarint(dst, uint64(len(writers)))
+	dst = binary.AppendUvarint(dst, uint64(len(ws)))
 	var index []byte
-	for _, w := range writers {
-		for _, s := range identityFields(&w) {
+	for _, w := range ws {
+		g, _ := c.groups.Get(w)
+		for _, s := range writers.Fields(&w) {
 			dst = varint.AppendString(dst, *s)
 		}
 		var refs []*Row
-		index, refs = c.groups[w].x.Encode(index[:0])
+		index, refs = g.x.Encode(index[:0])
 		dst = binary.AppendUvarint(dst, uint64(len(refs)))
 		dst = binary.AppendUvarint(dst, uint64(len(index)))
 		dst = append(dst, index...)
@@ -135,18 +135,18 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{groups: make(map[memory.Identity]*group, groups), byField: map[fieldValue]groupSet{}, byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	c := &Cache{byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 	var indexes indexDecoder
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
 	rd := rowDecoder{c: c, kinds: map[string]memory.Kind{}}
 	for range groups {
 		var w memory.Identity
-		for _, s := range identityFields(&w) {
+		for _, s := range writers.Fields(&w) {
 			if *s, err = d.String("an identity"); err != nil {
 				return nil, err
 			}
 		}
-		if c.groups[w] != nil {
+		if _, ok := c.groups.Get(w); ok {
 			return nil, d.Fail("writer %+v twice", w)
 		}
 		n, err := d.Count(7, "records of a writer")
@@ -175,7 +175,7 @@ func decode(d varint.Reader) (*Cache, error) {
 			}
 		}
 		if n > 0 {
-			c.addGroup(g)
+			c.groups.Put(w, g)
 		}
 	}
 	if err := indexes.wait(); err != nil {
@@ -298,13 +298,10 @@ func (id *indexDecoder) wait() error {
 	return id.err
 }
 
-// identityFields returns pointers to w's fields, in the snapshot's order.
-func identityFields(w *memory.Identity) [6]*string {
-	return [6]*string{&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session}
-}
-
+// compareIdentity orders identities field by field, in the snapshot's
+// order of fields (writers.Fields).
 func compareIdentity(a, b memory.Identity) int {
-	fa, fb := identityFields(&a), identityFields(&b)
+	fa, fb := writers.Fields(&a), writers.Fields(&b)
 	for i := range fa {
 		if c := cmp.Compare(*fa[i], *fb[i]); c != 0 {
 			return c

@@ -1,0 +1,129 @@
+// Package writers keeps one value per writer identity and finds those a
+// memory.Filter matches, testing only the writers that hold the value of
+// the filter's field fewest writers hold, so that a search of one scope
+// among thousands costs what its own writers do. The text cache keeps
+// each writer's lexical index here, the vector copies each writer's
+// vectors.
+package writers
+
+import "github.com/agentmem/memory"
+
+// Fields returns pointers to w's fields in the order of memory.Field's
+// bits: field i is memory.Field(1) << i.
+func Fields(w *memory.Identity) [6]*string {
+	return [6]*string{&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session}
+}
+
+// fieldValue is one identity field's value: field i of Fields holding v.
+type fieldValue struct {
+	i int
+	v string
+}
+
+// entry is one writer and its value.
+type entry[V any] struct {
+	id memory.Identity
+	v  V
+}
+
+// Index holds a value of type V for each of a set of writer identities.
+// The zero Index is empty and ready to use; it is not safe for concurrent
+// writes.
+type Index[V any] struct {
+	all map[memory.Identity]*entry[V]
+	// byField finds the writers holding each identity field's value.
+	byField map[fieldValue]map[*entry[V]]struct{}
+}
+
+// Len returns how many writers x holds.
+func (x *Index[V]) Len() int { return len(x.all) }
+
+// Get returns the value of writer w, and whether x holds one.
+func (x *Index[V]) Get(w memory.Identity) (V, bool) {
+	if e := x.all[w]; e != nil {
+		return e.v, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Put sets writer w's value, replacing the one x held.
+func (x *Index[V]) Put(w memory.Identity, v V) {
+	if e := x.all[w]; e != nil {
+		e.v = v
+		return
+	}
+	if x.all == nil {
+		x.all = map[memory.Identity]*entry[V]{}
+		x.byField = map[fieldValue]map[*entry[V]]struct{}{}
+	}
+	e := &entry[V]{id: w, v: v}
+	x.all[w] = e
+	for i, s := range Fields(&e.id) {
+		k := fieldValue{i, *s}
+		set := x.byField[k]
+		if set == nil {
+			set = map[*entry[V]]struct{}{}
+			x.byField[k] = set
+		}
+		set[e] = struct{}{}
+	}
+}
+
+// Delete removes writer w and its value, if x holds it.
+func (x *Index[V]) Delete(w memory.Identity) {
+	e := x.all[w]
+	if e == nil {
+		return
+	}
+	delete(x.all, w)
+	for i, s := range Fields(&e.id) {
+		k := fieldValue{i, *s}
+		if set := x.byField[k]; set != nil {
+			delete(set, e)
+			if len(set) == 0 {
+				delete(x.byField, k)
+			}
+		}
+	}
+}
+
+// All calls fn with every writer and its value, in no particular order.
+func (x *Index[V]) All(fn func(memory.Identity, V)) {
+	for id, e := range x.all {
+		fn(id, e.v)
+	}
+}
+
+// Matching calls fn with the value of every writer f matches, in no
+// particular order. It tests only the writers holding the value of one
+// field f matches, the field fewest writers hold. (recindex's smallest
+// chooses among its per-field posting lists the same way; those hold
+// records, these writers.)
+func (x *Index[V]) Matching(f memory.Filter, fn func(V)) {
+	var fewest map[*entry[V]]struct{}
+	narrowed := false
+	for i, s := range Fields(&f.Identity) {
+		if !f.Match.Has(memory.Field(1) << i) {
+			continue
+		}
+		set := x.byField[fieldValue{i, *s}]
+		if len(set) == 0 {
+			return
+		}
+		if !narrowed || len(set) < len(fewest) {
+			fewest, narrowed = set, true
+		}
+	}
+	if !narrowed {
+		for _, e := range x.all {
+			fn(e.v)
+		}
+		return
+	}
+	for e := range fewest {
+		if f.Matches(e.id) {
+			fn(e.v)
+		}
+	}
+}
