@@ -95,8 +95,8 @@ func filledStore(b *testing.B, name, variant string, scopes, perScope int, fill 
 			b.Fatal(err)
 		}
 		d = sd
-	case "postgres":
-		pd, err := postgres.Open(pg.CreateDB(b, false), postgres.Options{})
+	case "postgres", "postgres-inprocess":
+		pd, err := postgres.Open(pg.CreateDB(b, false), postgres.Options{InProcessVectors: name == "postgres-inprocess"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -131,8 +131,9 @@ func BenchmarkRecallOneScopeOf1000(b *testing.B) {
 // the lexical recall of BenchmarkRecall100k fused with an exact vector
 // search for as many candidates, with the default options. The embedder
 // is embeddingtest's, which costs microseconds: the time is the recall's.
+// postgres-inprocess is PostgreSQL with Options.InProcessVectors.
 func BenchmarkRecallHybrid100k(b *testing.B) {
-	for _, name := range []string{"inmem", "sqlite", "postgres"} {
+	for _, name := range []string{"inmem", "sqlite", "postgres", "postgres-inprocess"} {
 		b.Run(name, func(b *testing.B) {
 			e := &embeddingtest.Embedder{Dims: benchDims}
 			st := hybridStore(b, name, 100_000, e)

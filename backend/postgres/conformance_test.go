@@ -14,9 +14,23 @@ import (
 // replica is another driver opened on the same database: its own
 // connection pool.
 func TestConformance(t *testing.T) {
+	conformance(t, postgres.Options{}, backendtest.ApproximateVectorSearch)
+}
+
+// TestConformanceInProcessVectors runs the suite with the vectors
+// searched in the process, which must be exact.
+func TestConformanceInProcessVectors(t *testing.T) {
+	conformance(t, postgres.Options{InProcessVectors: true}, backendtest.ExactVectorSearch)
+}
+
+// conformance runs the suite over drivers opened with opt, whose vector
+// search is vs.
+func conformance(t *testing.T, opt postgres.Options, vs backendtest.VectorSearch) {
 	sharedCluster(t)
 	dbs := &backendtest.Replicas{Open: func(t *testing.T, dsn string, clock memory.Clock) driver.Driver {
-		d, err := postgres.Open(dsn, postgres.Options{Clock: clock})
+		opt := opt
+		opt.Clock = clock
+		d, err := postgres.Open(dsn, opt)
 		if err != nil {
 			t.Fatalf("postgres.Open: %v", err)
 		}
@@ -28,7 +42,7 @@ func TestConformance(t *testing.T) {
 		},
 		Sweeper:      true,
 		Swapper:      true,
-		VectorSearch: backendtest.ApproximateVectorSearch,
+		VectorSearch: vs,
 		TextSearch:   true,
 		Claimer:      true,
 		Replica:      dbs.Replica,

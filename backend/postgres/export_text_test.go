@@ -40,3 +40,10 @@ func (d *Driver) TextSnapshotLoadsForTest() int {
 
 // StoreTextSnapshotForTest stores a snapshot of the text cache now.
 func (d *Driver) StoreTextSnapshotForTest(ctx context.Context) error { return d.storeSnapshot(ctx) }
+
+// VectorLoadsForTest returns how many times the vector copy was loaded.
+func (d *Driver) VectorLoadsForTest() int {
+	d.vc.mu.RLock()
+	defer d.vc.mu.RUnlock()
+	return d.vc.loads
+}

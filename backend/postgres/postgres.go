@@ -1,8 +1,10 @@
 // Package postgres is a storage driver over a PostgreSQL server, read and
 // written through github.com/lib/pq and github.com/jmoiron/sqlx. It
 // implements driver.Driver, driver.Sweeper, driver.Swapper
-// (compare-and-swap under a row lock), driver.VectorSearcher (an HNSW
-// index when the pgvector extension is installed, exact search without it),
+// (compare-and-swap under a row lock), driver.VectorRanker (an HNSW
+// index when the pgvector extension is installed, exact search in the
+// server without it, or with Options.InProcessVectors exact search over
+// an in-process copy of the vectors kept current from the change log),
 // driver.TextSearcher (the library's lexical engine over an in-process
 // copy of the analysed texts, kept current from a change log; see
 // SearchText) and driver.Claimer (a work queue claimed with FOR UPDATE
@@ -54,7 +56,8 @@
 // Since schema version 5, statement-level triggers on memory_records log
 // the tenant and id of every record inserted, updated or deleted, with
 // the writing transaction's id, in memory_text_changes, from which every
-// driver's text cache catches up (see SearchText). Each write therefore
+// driver's text cache catches up (see SearchText), and its vector copy
+// with Options.InProcessVectors. Each write therefore
 // also inserts one small row per record it touches; drivers prune the
 // log in the background of changes older than about ten minutes.
 //
@@ -135,12 +138,27 @@ type Options struct {
 	// HNSW index sets: the candidate list of pgvector's graph walk, which
 	// trades speed for recall (see Search). A search for k results sets
 	// max(EfSearch, 2k), at most 1000. Zero means DefaultEfSearch; other
-	// values must be between 1 and 1000.
+	// values must be between 1 and 1000. It has no effect with
+	// InProcessVectors.
 	EfSearch int
+	// InProcessVectors makes vector search run in the process, exactly,
+	// over a copy of the store's vectors that each driver keeps current
+	// from the change log before every search, as it keeps its text cache
+	// (see SearchText), instead of in the server (see Search). A search
+	// then costs one catch-up statement and no graph walk, and answers
+	// with references (RankVector), so a hybrid recall reads only the
+	// records it returns. The copy costs memory in every process, about
+	// 5 bytes per dimension and a few hundred bytes of bookkeeping per
+	// vector, growth slack included (100,000 vectors of 384 dimensions
+	// with short ids: 250 MB of heap, measured), and the first
+	// vector search of a driver reads every vector (BENCHMARKS.md gives
+	// the times). It suits stores whose vectors fit in each replica's
+	// memory; pgvector is then not needed.
+	InProcessVectors bool
 }
 
-// Driver is a driver.Driver, Sweeper, Swapper, VectorSearcher,
-// TextSearcher and Claimer over one PostgreSQL database. It is safe for
+// Driver is a driver.Driver, Sweeper, Swapper, VectorRanker,
+// TextRanker and Claimer over one PostgreSQL database. It is safe for
 // concurrent use.
 type Driver struct {
 	db    *sqlx.DB
@@ -153,6 +171,8 @@ type Driver struct {
 	search   searchState          // how Search runs; see search.go
 	efSearch int                  // Options.EfSearch, or its default
 	tc       textCache            // the texts, for SearchText
+	vc       vectorCopy           // the vectors, with Options.InProcessVectors
+	inProc   bool                 // Options.InProcessVectors
 	ts       sqldriver.TextSearch // how SearchText runs
 	prune    textPruner           // prunes the text change log
 	prepared preparedSet          // text search's statements, prepared
@@ -216,10 +236,11 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		}
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "postgres: EfSearch %d is not between 1 and %d", opt.EfSearch, maxEfSearch)
 	}
-	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch}
+	d := &Driver{db: db, own: own, clock: opt.Clock, log: opt.Logger, efSearch: opt.EfSearch, inProc: opt.InProcessVectors}
 	d.prune.init()
-	d.tc.Meter.MaxAge = textLogRetention / 2
-	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
+	d.tc.init(d)
+	d.vc.init(d)
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.tc.sync.current,
 		After: func() { d.maintain(); d.maybeSnapshot() }, DB: &d.prepared, Columns: selectColumns}
 	d.prepared.db = db
 	if d.efSearch == 0 {

@@ -19,7 +19,7 @@ import (
 	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ driver.VectorSearcher = (*Driver)(nil)
+var _ driver.VectorRanker = (*Driver)(nil)
 
 const (
 	// hnswIndex names the HNSW index over the embedding column.
@@ -44,6 +44,21 @@ const (
 // shortens the result while more than k records match. Scores are
 // computed by the driver in float64 from the stored vectors, and the
 // results are ordered by score, then Created and ID descending.
+//
+// # In the process
+//
+// With Options.InProcessVectors the search runs in the driver's process,
+// exactly, over a copy of every stored vector (internal/veccache, as the
+// SQLite driver's), grouped by writer so that only the vectors of the
+// writers q's filter matches are scored, with kinds, key, ids and expiry
+// applied inside the search. The first search of a driver loads the copy
+// in one repeatable-read transaction; every search first reads the
+// records any process added, replaced or deleted since, from the change
+// log the text cache catches up from (textlog.go), one prepared
+// statement; the copy is loaded again only when the log was pruned past
+// it. The k winners are then read from the database, and one deleted by
+// another process in between is left out. pgvector is not used, and the
+// rest of this description does not apply.
 //
 // # With pgvector
 //
@@ -146,6 +161,17 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 	if len(vec) != dims {
 		return nil, driver.DimensionMismatch(len(vec), dims)
 	}
+	if d.inProc {
+		ranked, err := d.rankInProcess(ctx, q, vec, k)
+		if err != nil || len(ranked) == 0 {
+			return nil, err
+		}
+		found := make([]driver.Match, len(ranked))
+		for i, m := range ranked {
+			found[i] = driver.Match{Record: memory.Record{ID: m.Ref.ID}, Score: m.Score}
+		}
+		return sq.FetchMatches(ctx, &d.prepared, selectColumns, q.Filter.Identity.Tenant, found)
+	}
 	p, err := d.planSearch(ctx, dims)
 	if err != nil {
 		return nil, err
@@ -171,6 +197,37 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 		return nil, fail(ctx, err, "postgres: commit search")
 	}
 	return out, nil
+}
+
+// RankVector is Search answering each match's driver.Ref in place of its
+// record (driver.VectorRanker). With Options.InProcessVectors it reads
+// no record: the Refs come from the vector copy, and a winner deleted by
+// another process since the copy's catch-up is still among them.
+// Without, it is Search, each record reduced to its Ref.
+func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.RefMatch, error) {
+	if !d.inProc {
+		found, err := d.Search(ctx, q, vec, k)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]driver.RefMatch, len(found))
+		for i, m := range found {
+			out[i] = driver.RefMatch{Ref: driver.RefOf(m.Record), Score: m.Score}
+		}
+		return out, nil
+	}
+	if err := d.enter(ctx, driver.CheckSearch(q, vec, k)); err != nil {
+		return nil, err
+	}
+	defer d.gate.Leave()
+	dims, err := d.knownDims(ctx)
+	if err != nil || dims == 0 {
+		return nil, err
+	}
+	if len(vec) != dims {
+		return nil, driver.DimensionMismatch(len(vec), dims)
+	}
+	return d.rankInProcess(ctx, q, vec, k)
 }
 
 // searchPlan is how a driver searches a store of dims dimensions.

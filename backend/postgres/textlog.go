@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
-	"sync/atomic"
 
 	"github.com/jmoiron/sqlx"
 
@@ -57,17 +56,44 @@ import (
 const settingTextLogFloor = "text_log_floor"
 
 // textCache holds every stored record's content, analysed for text search
-// (textcache.Cache), with the snapshot it is current at. It is loaded
+// (textcache.Cache), kept current at a snapshot by sync. It is loaded
 // from the database on the first text search, caught up with the changes
 // of every process from the log before every search, and loaded again
 // when the log was pruned past it.
 type textCache struct {
 	sqldriver.TextCache
-	gen uint64 // counts changes of C's content, under Mu
-	// snap is the pg_snapshot C is current at, as text. It changes under
-	// Mu held exclusively with the content, and under Mu held shared
-	// when a catch-up found nothing to change (advance).
-	snap atomic.Pointer[string]
+	sync logSync[textcache.Change]
+}
+
+// init readies d's text cache.
+func (c *textCache) init(d *Driver) {
+	c.Meter.MaxAge = textLogRetention / 2
+	c.sync = logSync[textcache.Change]{
+		mu:     &c.Mu,
+		loaded: func() bool { return c.C != nil },
+		read: func(ctx context.Context, since string) (catchUp[textcache.Change], error) {
+			return readTextChanges(ctx, &d.prepared, since)
+		},
+		apply: func(changes []textcache.Change) {
+			for _, ch := range changes {
+				c.C.Apply(ch)
+			}
+			c.Meter.Changed(len(changes))
+		},
+		load: func(ctx context.Context, fromSnapshot bool) (string, bool, error) {
+			snap, stored, err := c.load(ctx, d.db, fromSnapshot, d.log)
+			if err == nil {
+				d.log.Debug("postgres: loaded texts for search", "snapshot", snap, "records", c.C.Len(), "stored", stored)
+			}
+			return snap, stored, err
+		},
+		fail: func(ctx context.Context, err error, read bool) error {
+			if read {
+				return fail(ctx, err, "postgres: read the changed texts")
+			}
+			return fail(ctx, err, "postgres: load texts")
+		},
+	}
 }
 
 // textColumnsOf are sqldriver.TextColumns and the speaker of the records
@@ -100,24 +126,24 @@ const textColumnsOf = `coalesce(r.id, ''), coalesce(r.kind, ''), coalesce(r.tena
 // estimate of the changes would otherwise hash-join them with a scan of
 // every record (3.7 ms instead of 19 ms for 1,000 changes among 100,000
 // records).
-const catchUpSQL = `SELECT s.snap::text, s.pruned, c.tenant_id, c.id, r.id IS NOT NULL, ` + textColumnsOf + `
+const catchUpSQL = catchUpSelect + textColumnsOf + catchUpFrom
+
+// catchUpSelect and catchUpFrom are catchUpSQL but for the columns read
+// of each changed record (r), which every copy chooses.
+const (
+	catchUpSelect = `SELECT s.snap::text, s.pruned, c.tenant_id, c.id, r.id IS NOT NULL, `
+	catchUpFrom   = `
 FROM (SELECT pg_current_snapshot() AS snap,
 		coalesce((SELECT value::xid8 FROM memory_settings WHERE name = '` + settingTextLogFloor + `') >= (SELECT pg_snapshot_xmin($1::pg_snapshot)), false) AS pruned) s
 	LEFT JOIN (SELECT DISTINCT tenant_id, id FROM memory_text_changes
 		WHERE xid >= (SELECT pg_snapshot_xmin($1::pg_snapshot)) AND xid < (SELECT pg_snapshot_xmax(pg_current_snapshot()))
 			AND NOT pg_visible_in_snapshot(xid, $1::pg_snapshot)) c ON NOT s.pruned
 	LEFT JOIN LATERAL (SELECT * FROM memory_records r WHERE r.tenant_id = c.tenant_id AND r.id = c.id LIMIT 1) r ON true`
+)
 
-// catchUp is what catchUpSQL read.
-type catchUp struct {
-	snap    string // the snapshot T the statement saw
-	pruned  bool   // the log no longer holds every change since the cache's snapshot
-	changes []textcache.Change
-}
-
-// readChanges runs catchUpSQL for a cache at snapshot since.
-func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp, error) {
-	var cu catchUp
+// readTextChanges runs catchUpSQL for a cache at snapshot since.
+func readTextChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp[textcache.Change], error) {
+	var cu catchUp[textcache.Change]
 	rows, err := db.QueryContext(ctx, catchUpSQL, since)
 	if err != nil {
 		return cu, err
@@ -145,75 +171,49 @@ func readChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (c
 	return cu, rows.Err()
 }
 
-// load reads every stored record into the cache, with the snapshot they
-// are current at, in one repeatable-read transaction; or, with
+// load reads every stored record into the cache in one repeatable-read
+// transaction, and returns the snapshot they are current at; or, with
 // fromSnapshot, the stored text snapshot, when there is one to read (see
 // readSnapshot), and reports whether it did. The caller holds mu for
 // writing.
-func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, log *slog.Logger) (bool, error) {
+func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, log *slog.Logger) (string, bool, error) {
 	tx, err := db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	defer func() { _ = tx.Rollback() }()
 	// The first statement takes the transaction's snapshot.
 	var snap string
 	if err := tx.QueryRowContext(ctx, `SELECT pg_current_snapshot()::text`).Scan(&snap); err != nil {
-		return false, err
+		return "", false, err
 	}
 	if fromSnapshot {
 		if stored, at, tag := readSnapshot(ctx, tx, log); stored != nil {
-			c.set(stored, tag)
+			c.C = stored
+			c.Loads++
 			c.Meter.Loaded(at, 0)
 			c.Snaps++
-			return true, nil
+			return tag, true, nil
 		}
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+sqldriver.TextColumns+`, coalesce(metadata->>'`+memory.SpeakerKey+`', '') FROM memory_records`)
 	if err != nil {
-		return false, err
+		return "", false, err
 	}
 	defer rows.Close()
 	fresh := textcache.New()
 	for rows.Next() {
 		w, row, content, err := sqldriver.ScanText(rows)
 		if err != nil {
-			return false, err
+			return "", false, err
 		}
 		fresh.Put(w, row, content)
 	}
 	if err := rows.Err(); err != nil {
-		return false, err
+		return "", false, err
 	}
-	c.set(fresh, snap)
-	c.Meter.Unstored()
-	return false, nil
-}
-
-// set makes fresh, current at the snapshot snap, the cache's content.
-func (c *textCache) set(fresh *textcache.Cache, snap string) {
 	c.C = fresh
-	c.snap.Store(&snap)
-	c.gen++
 	c.Loads++
-}
-
-// apply brings the cache to the snapshot cu read, with its changes. The
-// caller holds mu for writing, and cu was read from the cache's current
-// snapshot.
-func (c *textCache) apply(cu catchUp) {
-	for _, ch := range cu.changes {
-		c.C.Apply(ch)
-	}
-	c.snap.Store(&cu.snap)
-	c.gen++
-	c.Meter.Changed(len(cu.changes))
-}
-
-// advance moves the snapshot of a cache whose catch-up from from found no
-// change to to: its content is that of to as well. The caller holds mu
-// shared; of two catch-ups racing, the one that read the current snapshot
-// wins.
-func (c *textCache) advance(from *string, to string) {
-	c.snap.CompareAndSwap(from, &to)
+	c.Meter.Unstored()
+	return snap, false, nil
 }

@@ -47,7 +47,7 @@ func (d *Driver) storeSnapshot(ctx context.Context) error {
 
 // tag returns the tag of a snapshot of c: the pg_snapshot it is current
 // at. The caller holds c.Mu.
-func (c *textCache) tag() string { return *c.snap.Load() }
+func (c *textCache) tag() string { return *c.sync.snap.Load() }
 
 // inTx runs fn in a transaction, which it commits when fn returns nil.
 func (d *Driver) inTx(ctx context.Context, fn func(sqldriver.Queryer) error) error {
