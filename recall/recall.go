@@ -370,9 +370,12 @@ func (r *Recaller) rerank(ctx context.Context, src source, dq driver.Query, hits
 
 // read returns the first n of hits, best first, whose records are still
 // there, with their records read: a record deleted since the search
-// ranked it gives its place to the next.
+// ranked it gives its place to the next. A record the two halves of a
+// hybrid recall saw under two creation times (replaced in between) is
+// two hits, of which only the first is kept.
 func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) ([]hit, error) {
 	out := make([]hit, 0, min(n, len(hits)))
+	kept := make(map[string]bool, cap(out))
 	for next := 0; len(out) < n && next < len(hits); {
 		// The next hits that may fill the places left, and the ids of
 		// those not read yet.
@@ -389,6 +392,9 @@ func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) (
 			return nil, err
 		}
 		for _, h := range hits[next:end] {
+			if kept[h.ref.ID] {
+				continue
+			}
 			if h.rec == nil {
 				rec, ok := recs[h.ref.ID]
 				if !ok {
@@ -396,6 +402,7 @@ func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) (
 				}
 				h.rec = &rec
 			}
+			kept[h.ref.ID] = true
 			out = append(out, h)
 		}
 		next = end
@@ -450,22 +457,14 @@ func scaleMinMax(v []float64) {
 }
 
 // fusion sums scores by record, in the order records first come.
-type fusion struct {
-	byID  map[string]*hit
-	order []string
-}
+type fusion struct{ set *hitSet }
 
-func newFusion(n int) *fusion { return &fusion{byID: make(map[string]*hit, n)} }
+func newFusion(n int) *fusion { return &fusion{set: newHitSet(n)} }
 
 // add adds score to h's record, keeping its record once either list
 // read it.
 func (f *fusion) add(h hit, score float64) {
-	sum := f.byID[h.ref.ID]
-	if sum == nil {
-		sum = &hit{ref: h.ref}
-		f.byID[h.ref.ID] = sum
-		f.order = append(f.order, h.ref.ID)
-	}
+	sum := &f.set.hits[f.set.add(h.ref)]
 	if sum.rec == nil {
 		sum.rec = h.rec
 	}
@@ -474,10 +473,7 @@ func (f *fusion) add(h hit, score float64) {
 
 // results returns the summed hits, best first.
 func (f *fusion) results() []hit {
-	out := make([]hit, 0, len(f.order))
-	for _, id := range f.order {
-		out = append(out, *f.byID[id])
-	}
+	out := f.set.hits
 	sortHits(out)
 	return out
 }
@@ -489,11 +485,11 @@ func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, tex
 	if err != nil {
 		return nil, err
 	}
-	scores := make(map[string]*hit, len(matches))
+	scores := newHitSet(len(matches))
 	sessionScore := map[memory.Identity]float64{}
 	for i := range matches {
 		m := &matches[i]
-		scores[m.Ref.ID] = &hit{ref: &m.Ref, score: m.Score}
+		scores.hits[scores.add(&m.Ref)].score = m.Score
 		if m.Ref.Kind == memory.KindTurn {
 			sessionScore[m.Ref.Identity] = m.WriterScore
 		}
@@ -512,8 +508,9 @@ func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, tex
 		periods = namedPeriods(text)
 	}
 	isNamed := map[string]bool{} // by speaker: a conversation has few
-	out := make([]hit, 0, len(scores))
-	for _, h := range scores {
+	out := make([]hit, 0, len(scores.hits))
+	for i := range scores.hits {
+		h := &scores.hits[i]
 		if h.score <= 0 {
 			continue
 		}
@@ -574,10 +571,11 @@ func kindAdmitted(kinds []memory.Kind, k memory.Kind) bool {
 // just before and after it in its session, within the caller's query.
 // Turns that matched nothing themselves join the results with what their
 // neighbours lend them.
-func (r *Recaller) lend(ctx context.Context, src source, dq driver.Query, sessions map[memory.Identity]float64, scores map[string]*hit) error {
-	base := make(map[string]float64, len(scores))
-	for id, h := range scores {
-		base[id] = h.score
+func (r *Recaller) lend(ctx context.Context, src source, dq driver.Query, sessions map[memory.Identity]float64, scores *hitSet) error {
+	// The scores before any is lent: hits added since lend nothing.
+	base := make([]float64, len(scores.hits))
+	for i := range scores.hits {
+		base[i] = scores.hits[i].score
 	}
 	// The sessions in a fixed order, so that the sums are made alike on
 	// every run.
@@ -601,19 +599,17 @@ func (r *Recaller) lend(ctx context.Context, src source, dq driver.Query, sessio
 				t := &turns[i]
 				var lent float64
 				for j := max(0, i-r.opt.Neighbours); j <= min(len(turns)-1, i+r.opt.Neighbours); j++ {
-					if j != i {
-						lent += base[turns[j].ID]
+					if j == i {
+						continue
+					}
+					if b := scores.find(&turns[j]); b >= 0 && b < len(base) {
+						lent += base[b]
 					}
 				}
 				if lent == 0 {
 					continue
 				}
-				h := scores[t.ID]
-				if h == nil {
-					h = &hit{ref: t}
-					scores[t.ID] = h
-				}
-				h.score += r.opt.NeighbourWeight * lent
+				scores.hits[scores.add(t)].score += r.opt.NeighbourWeight * lent
 			}
 		}
 	}
