@@ -277,7 +277,12 @@ func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db RowsQuer
 	if err != nil {
 		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 	}
-	out, err := Collect(rows, q.Limit, s.ScanRecord)
+	// A list by ids returns at most one record an id.
+	size := q.Limit
+	if n := len(q.IDs); n > 0 && (size <= 0 || n < size) {
+		size = n
+	}
+	out, err := Collect(rows, size, s.ScanRecord)
 	return out, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 }
 

@@ -31,7 +31,7 @@ func (s *SQL) FetchMatches(ctx context.Context, db RowsQueryer, columns, tenant 
 	if err != nil {
 		return nil, Fail(ctx, s.d.Kind, err, what)
 	}
-	recs, err := Collect(rows, 0, s.ScanRecord)
+	recs, err := Collect(rows, len(found), s.ScanRecord)
 	if err != nil {
 		return nil, Fail(ctx, s.d.Kind, err, what)
 	}
