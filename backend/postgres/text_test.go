@@ -157,6 +157,58 @@ func TestTextInFlight(t *testing.T) {
 	}
 }
 
+// writeConcurrently starts four goroutines writing through writers in
+// turn, each with a random source seeded from seed, until stop is
+// called: deletions of records of textWho's tenant and batches of
+// record(rnd, id), among 200 ids. stop waits for them and fails t if
+// one failed other than by memory.ErrConflict.
+func writeConcurrently(t *testing.T, writers []*postgres.Driver, seed uint64, record func(rnd *rand.Rand, id string) memory.Record) (stop func()) {
+	t.Helper()
+	ctx := context.Background()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rnd := rand.New(rand.NewPCG(uint64(g), seed))
+			w := writers[g%len(writers)]
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				var err error
+				switch rnd.IntN(6) {
+				case 0:
+					_, err = w.Delete(ctx, driver.Query{Filter: tenantQuery(textWho.Tenant).Filter, IDs: []string{fmt.Sprintf("r%03d", rnd.IntN(200))}})
+				default:
+					batch := make([]memory.Record, 1+rnd.IntN(8))
+					for j := range batch {
+						batch[j] = record(rnd, fmt.Sprintf("r%03d", rnd.IntN(200)))
+					}
+					err = w.Put(ctx, batch)
+				}
+				if err != nil && !errors.Is(err, memory.ErrConflict) {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	return func() {
+		t.Helper()
+		close(done)
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatalf("a writer failed: %v", err)
+		}
+	}
+}
+
 // TestTextConcurrentWriters races writers on two handles — new records,
 // replacements, deletions, in batches of one to eight — against searches
 // through a third, then checks that the searcher's rankings equal the
@@ -168,39 +220,9 @@ func TestTextConcurrentWriters(t *testing.T) {
 	searcher, dsn := openFresh(t, postgres.Options{})
 	writers := []*postgres.Driver{openOn(t, dsn), openOn(t, dsn)}
 	text := randomText
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rnd := rand.New(rand.NewPCG(uint64(g), 7))
-			w := writers[g%len(writers)]
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var err error
-				switch rnd.IntN(6) {
-				case 0:
-					_, err = w.Delete(ctx, driver.Query{Filter: tenantQuery(textWho.Tenant).Filter, IDs: []string{fmt.Sprintf("r%03d", rnd.IntN(200))}})
-				default:
-					batch := make([]memory.Record, 1+rnd.IntN(8))
-					for j := range batch {
-						batch[j] = textRec(fmt.Sprintf("r%03d", rnd.IntN(200)), text(rnd), rnd.IntN(100))
-					}
-					err = w.Put(ctx, batch)
-				}
-				if err != nil && !errors.Is(err, memory.ErrConflict) {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
+	stop := writeConcurrently(t, writers, 7, func(rnd *rand.Rand, id string) memory.Record {
+		return textRec(id, text(rnd), rnd.IntN(100))
+	})
 	rnd := rand.New(rand.NewPCG(99, 7))
 	deadline := time.Now().Add(3 * time.Second)
 	searches := 0
@@ -210,12 +232,7 @@ func TestTextConcurrentWriters(t *testing.T) {
 		}
 		searches++
 	}
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("a writer failed: %v", err)
-	}
+	stop()
 	stored, err := searcher.List(ctx, tenantQuery(textWho.Tenant))
 	if err != nil {
 		t.Fatal(err)

@@ -143,8 +143,26 @@ FROM (SELECT pg_current_snapshot() AS snap,
 
 // readTextChanges runs catchUpSQL for a cache at snapshot since.
 func readTextChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp[textcache.Change], error) {
-	var cu catchUp[textcache.Change]
-	rows, err := db.QueryContext(ctx, catchUpSQL, since)
+	return readChanges(ctx, db, catchUpSQL, since, func(rows *sql.Rows, lead ...any) (func(textcache.Key, bool) textcache.Change, error) {
+		w, row, content, err := sqldriver.ScanText(rows, lead...)
+		return func(key textcache.Key, present bool) textcache.Change {
+			if !present {
+				return textcache.Change{Key: key, Removed: true}
+			}
+			return textcache.Change{Key: key, Writer: w, Row: row, Content: content}
+		}, err
+	})
+}
+
+// readChanges runs query, a catch-up statement (catchUpSelect, a copy's
+// columns, catchUpFrom), for a copy at snapshot since. scan reads one
+// row's columns of the copy, after lead, and returns how to make the
+// change of the key they were read for (present: a record is stored
+// under it).
+func readChanges[K ~struct{ Tenant, ID string }, Ch any](ctx context.Context, db sqldriver.RowsQueryer, query, since string,
+	scan func(rows *sql.Rows, lead ...any) (func(K, bool) Ch, error)) (catchUp[Ch], error) {
+	var cu catchUp[Ch]
+	rows, err := db.QueryContext(ctx, query, since)
 	if err != nil {
 		return cu, err
 	}
@@ -154,19 +172,14 @@ func readTextChanges(ctx context.Context, db sqldriver.RowsQueryer, since string
 			tenant, id sql.NullString
 			present    bool
 		)
-		w, row, content, err := sqldriver.ScanText(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
+		change, err := scan(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
 		if err != nil {
 			return cu, err
 		}
 		if !id.Valid {
 			continue // the one row of no change
 		}
-		key := textcache.Key{Tenant: tenant.String, ID: id.String}
-		if !present {
-			cu.changes = append(cu.changes, textcache.Change{Key: key, Removed: true})
-			continue
-		}
-		cu.changes = append(cu.changes, textcache.Change{Key: key, Writer: w, Row: row, Content: content})
+		cu.changes = append(cu.changes, change(K{Tenant: tenant.String, ID: id.String}, present))
 	}
 	return cu, rows.Err()
 }

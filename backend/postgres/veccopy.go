@@ -106,30 +106,14 @@ func (c *vectorCopy) init(d *Driver) {
 }
 
 // readVectorChanges runs vectorCatchUpSQL for a copy at snapshot since.
+// A record stored without a vector is a removal from the copy.
 func readVectorChanges(ctx context.Context, db sqldriver.RowsQueryer, since string) (catchUp[veccache.Change], error) {
-	var cu catchUp[veccache.Change]
-	rows, err := db.QueryContext(ctx, vectorCatchUpSQL, since)
-	if err != nil {
-		return cu, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			tenant, id sql.NullString
-			present    bool
-		)
-		w, row, vec, err := scanVector(rows, &cu.snap, &cu.pruned, &tenant, &id, &present)
-		if err != nil {
-			return cu, err
-		}
-		if !id.Valid {
-			continue // the one row of no change
-		}
-		key := veccache.Key{Tenant: tenant.String, ID: id.String}
-		// A record stored without a vector is a removal from the copy.
-		cu.changes = append(cu.changes, veccache.Change{Key: key, Removed: !present, Writer: w, Row: row, Vector: vec})
-	}
-	return cu, rows.Err()
+	return readChanges(ctx, db, vectorCatchUpSQL, since, func(rows *sql.Rows, lead ...any) (func(veccache.Key, bool) veccache.Change, error) {
+		w, row, vec, err := scanVector(rows, lead...)
+		return func(key veccache.Key, present bool) veccache.Change {
+			return veccache.Change{Key: key, Removed: !present, Writer: w, Row: row, Vector: vec}
+		}, err
+	})
 }
 
 // load reads every stored vector into the copy in one repeatable-read

@@ -2,10 +2,8 @@ package postgres_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"testing"
 	"time"
 
@@ -92,43 +90,13 @@ func TestVectorCopyConcurrentWriters(t *testing.T) {
 	if err := writers[0].Put(ctx, []memory.Record{vecRec("first", 1, randomVec(rand.New(rand.NewPCG(1, 1))))}); err != nil {
 		t.Fatal(err)
 	}
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	errs := make(chan error, 16)
-	for g := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rnd := rand.New(rand.NewPCG(uint64(g), 9))
-			w := writers[g%len(writers)]
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var err error
-				switch rnd.IntN(6) {
-				case 0:
-					_, err = w.Delete(ctx, driver.Query{Filter: tenantQuery(textWho.Tenant).Filter, IDs: []string{fmt.Sprintf("r%03d", rnd.IntN(200))}})
-				default:
-					batch := make([]memory.Record, 1+rnd.IntN(8))
-					for j := range batch {
-						var vec []float32
-						if rnd.IntN(5) != 0 {
-							vec = randomVec(rnd)
-						}
-						batch[j] = vecRec(fmt.Sprintf("r%03d", rnd.IntN(200)), rnd.IntN(100), vec)
-					}
-					err = w.Put(ctx, batch)
-				}
-				if err != nil && !errors.Is(err, memory.ErrConflict) {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
+	stop := writeConcurrently(t, writers, 9, func(rnd *rand.Rand, id string) memory.Record {
+		var vec []float32
+		if rnd.IntN(5) != 0 {
+			vec = randomVec(rnd)
+		}
+		return vecRec(id, rnd.IntN(100), vec)
+	})
 	rnd := rand.New(rand.NewPCG(99, 9))
 	deadline := time.Now().Add(3 * time.Second)
 	searches := 0
@@ -138,12 +106,7 @@ func TestVectorCopyConcurrentWriters(t *testing.T) {
 		}
 		searches++
 	}
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("a writer failed: %v", err)
-	}
+	stop()
 	t.Logf("%d searches during the writes", searches)
 	queries := make([][]float32, 40)
 	for i := range queries {
