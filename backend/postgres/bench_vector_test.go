@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,46 +12,29 @@ import (
 	"github.com/agentmem/memory/backend/postgres"
 )
 
-// inProcessSets are the in-process vector benchmarks' data sets, one
-// database each in the shared cluster, filled once per process and kept
-// open with their vector copies loaded, by name, with their DSNs.
-var inProcessSets struct {
-	mu  sync.Mutex
-	d   map[string]*postgres.Driver
-	dsn map[driver.Driver]string
-}
+// inProcessSets are the in-process vector benchmarks' data sets, their
+// vector copies loaded.
+var inProcessSets dataSets
 
 // inProcessBench is backendtest's vector benchmark configuration over
 // drivers with Options.InProcessVectors.
 var inProcessBench = backendtest.VectorBenchConfig{
 	Filled: func(b *testing.B, scopes, perScope int) driver.Driver {
-		inProcessSets.mu.Lock()
-		defer inProcessSets.mu.Unlock()
 		name := fmt.Sprintf("%dx%d", scopes, perScope)
-		if d := inProcessSets.d[name]; d != nil {
-			return d
-		}
-		if inProcessSets.d == nil {
-			inProcessSets.d, inProcessSets.dsn = map[string]*postgres.Driver{}, map[driver.Driver]string{}
-		}
-		dsn := createDB(b, false) // outlives this b: later runs reuse it
-		d, err := postgres.Open(dsn, postgres.Options{InProcessVectors: true})
-		if err != nil {
-			b.Fatal(err)
-		}
-		start := time.Now()
-		ctx := context.Background()
-		if err := backendtest.FillVectors(ctx, d, scopes, perScope); err != nil {
-			b.Fatal(err)
-		}
-		filled := time.Since(start)
-		start = time.Now()
-		if _, err := d.RankVector(ctx, vectorTenantQuery(), backendtest.BenchVectorRecord(0, 0).Vector, 1); err != nil {
-			b.Fatal(err)
-		}
-		b.Logf("%s: writing took %s, loading it for search %s", name, filled, time.Since(start))
-		inProcessSets.d[name], inProcessSets.dsn[d] = d, dsn
-		return d
+		return inProcessSets.get(b, name, postgres.Options{InProcessVectors: true}, func(d *postgres.Driver) error {
+			start := time.Now()
+			ctx := context.Background()
+			if err := backendtest.FillVectors(ctx, d, scopes, perScope); err != nil {
+				return err
+			}
+			filled := time.Since(start)
+			start = time.Now()
+			if _, err := d.RankVector(ctx, vectorTenantQuery(), backendtest.BenchVectorRecord(0, 0).Vector, 1); err != nil {
+				return err
+			}
+			b.Logf("%s: writing took %s, loading it for search %s", name, filled, time.Since(start))
+			return nil
+		})
 	},
 }
 
@@ -76,10 +58,7 @@ func BenchmarkSearchInProcessOneScopeOf1000(b *testing.B) {
 // new driver with Options.InProcessVectors over the 100,000 stored
 // vectors of 384 dimensions: the load of the vector copy and one search.
 func BenchmarkFirstSearchInProcess100k(b *testing.B) {
-	d := inProcessBench.Filled(b, 1, 100_000)
-	inProcessSets.mu.Lock()
-	dsn := inProcessSets.dsn[d]
-	inProcessSets.mu.Unlock()
+	dsn := inProcessSets.dsnOf(inProcessBench.Filled(b, 1, 100_000))
 	ctx := context.Background()
 	vec := backendtest.BenchVectorRecord(0, 7).Vector
 	backendtest.TimeEach(b, func(int) (int, error) {

@@ -126,14 +126,35 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	if err != nil {
 		return err
 	}
+	c.reset()
+	fresh := &veccache.Cache{}
+	// Each writer's vectors counted first, so that its set is allocated
+	// once rather than grown by halves, each growth a copy.
+	counts, err := conn.QueryContext(ctx, `SELECT tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
+		count(*), max(length(vector)) / 4 FROM memory_records WHERE vector IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`)
+	if err != nil {
+		return err
+	}
+	defer counts.Close()
+	for counts.Next() {
+		var (
+			w       memory.Identity
+			n, dims int
+		)
+		if err := counts.Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &n, &dims); err != nil {
+			return err
+		}
+		fresh.Reserve(w, dims, n)
+	}
+	if err := counts.Err(); err != nil {
+		return err
+	}
 	rows, err := conn.QueryContext(ctx, `SELECT id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
 		created, expires, rkey, vector, `+speakerColumn+`, `+asksColumn+` FROM memory_records WHERE vector IS NOT NULL`)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
-	c.reset()
-	fresh := &veccache.Cache{}
 	for rows.Next() {
 		var (
 			row     veccache.Row

@@ -95,6 +95,24 @@ type Cache struct {
 // Len returns how many vectors the cache holds.
 func (c *Cache) Len() int { return len(c.byKey) }
 
+// Reserve makes room for n vectors of dims dimensions of writer w, as a
+// load that has counted them does: its set then grows once, not by
+// halves, each growth copying what it held. It is an optimisation only;
+// a writer reserved but never put holds nothing.
+func (c *Cache) Reserve(w memory.Identity, dims, n int) {
+	if dims < 1 || dims > vecindex.MaxDims || n < 1 {
+		return
+	}
+	if g, ok := c.groups.Get(w); ok {
+		g.set.Grow(n)
+		return
+	}
+	set := vecindex.NewSet(dims)
+	set.Grow(n)
+	c.groups.Put(w, &group{id: w, set: set})
+	c.rows = slices.Grow(c.rows, n)
+}
+
 // Put stores row, of a record written by w, with its vector, replacing
 // the record held under the same key (whatever its writer). A record
 // without a vector, or with one the search cannot score (the zero vector,

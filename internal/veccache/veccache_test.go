@@ -155,3 +155,29 @@ func TestPutRefusesUnscorable(t *testing.T) {
 		t.Fatalf("a zero query: %v, want memory.ErrInvalidArgument", err)
 	}
 }
+
+// TestReserve checks that reserving room changes nothing a search sees,
+// for a writer then filled and for one never filled.
+func TestReserve(t *testing.T) {
+	var c Cache
+	a, b := memory.Identity{Tenant: "t", User: "a"}, memory.Identity{Tenant: "t", User: "b"}
+	c.Reserve(a, 2, 3)
+	c.Reserve(b, 2, 5)
+	c.Reserve(a, 0, 3) // refused: no dimension
+	for i := range 3 {
+		c.Put(a, Row{ID: fmt.Sprint("a", i), Created: int64(i)}, []float32{1, float32(i)})
+	}
+	if c.Len() != 3 {
+		t.Fatalf("%d vectors, want 3", c.Len())
+	}
+	got, err := c.Search(driver.Query{Filter: memory.Filter{Identity: a, Match: memory.FieldTenant}}, []float32{1, 0}, 10, 0)
+	if err != nil || len(got) != 3 || got[0].Ref.ID != "a0" {
+		t.Fatalf("Search = %v, %v; want a0 first of 3", got, err)
+	}
+	for i := range 3 {
+		c.Remove(Key{"t", fmt.Sprint("a", i)})
+	}
+	if c.Len() != 0 {
+		t.Fatalf("%d vectors left", c.Len())
+	}
+}

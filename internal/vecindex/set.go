@@ -3,6 +3,7 @@ package vecindex
 import (
 	"fmt"
 
+	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/vecmath"
 )
 
@@ -71,6 +72,9 @@ func (s *Set) Has(ref Ref) bool {
 // Grow makes room for n more vectors without further allocation, as when
 // loading a known number of rows. It is an optimisation only.
 func (s *Set) Grow(n int) {
+	if n > 0 && len(s.refs) == 0 && len(s.rows) == 0 {
+		s.rows = make(map[Ref]int, n)
+	}
 	if n > 0 && len(s.refs)+n > cap(s.refs) {
 		s.realloc(len(s.refs) + n)
 	}
@@ -87,9 +91,11 @@ func (s *Set) realloc(c int) {
 	s.refs = moveTo(s.refs, c)
 }
 
-// moveTo returns a copy of x with capacity c.
+// moveTo returns a copy of x with capacity c, in huge pages where the
+// array is large enough (see internal/hugepages): a set's vectors are
+// scanned whole by every search, and written whole by a load.
 func moveTo[T any](x []T, c int) []T {
-	y := make([]T, len(x), c)
+	y := hugepages.Make[T](len(x), c)
 	copy(y, x)
 	return y
 }
