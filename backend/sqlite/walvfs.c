@@ -12,6 +12,7 @@
 
 #define WALVFS_NAME "agentmem-wal"
 #define FRAME_HEADER 24          // bytes of a WAL frame header
+#define WAL_HEADER 32            // bytes of a WAL file's header
 #define WAL_WRITE_LOCK 0         // the shared-memory lock a WAL writer holds
 // BUFFER_BYTES is the most a WAL file holds back, written in one call: the
 // unix VFS writes less than 128 KiB a call (seekAndWriteFd asserts it and
@@ -51,6 +52,7 @@ static sqlite3_vfs amVFS;
 static sqlite3_mutex *mainFilesMu; // SQLITE_MUTEX_STATIC_VFS3, guards mainFiles and the links
 static amFile *mainFiles;
 static long long walWrites; // writes that reached a WAL file, for tests
+static long long walHeaderWrites; // those of them that wrote the WAL's header alone
 static long long walDrops;  // times held-back frames were dropped, for tests
 
 #define REAL(f) (((amFile *)(f))->real)
@@ -59,6 +61,9 @@ static long long walDrops;  // times held-back frames were dropped, for tests
 // walWrite passes a write to the wrapped WAL file.
 static int walWrite(amFile *p, const void *z, int amt, sqlite3_int64 off) {
   __atomic_fetch_add(&walWrites, 1, __ATOMIC_RELAXED);
+  if (off == 0 && amt == WAL_HEADER) {
+    __atomic_fetch_add(&walHeaderWrites, 1, __ATOMIC_RELAXED);
+  }
   return p->real->pMethods->xWrite(p->real, z, amt, off);
 }
 
@@ -313,6 +318,11 @@ int agentmem_walvfs_register(void) {
 // agentmem_walvfs_writes returns how many writes have reached WAL files
 // through the VFS.
 long long agentmem_walvfs_writes(void) { return __atomic_load_n(&walWrites, __ATOMIC_RELAXED); }
+
+// agentmem_walvfs_header_writes returns how many of those writes wrote a
+// WAL file's header alone, as SQLite does when the log restarts after a
+// checkpoint, for tests.
+long long agentmem_walvfs_header_writes(void) { return __atomic_load_n(&walHeaderWrites, __ATOMIC_RELAXED); }
 
 // agentmem_walvfs_drops returns how many times a WAL file dropped frames
 // it held back when its connection gave up the write lock.

@@ -57,6 +57,10 @@ var registerWALVFS = sync.OnceValue(func() error {
 // VFS, in this process.
 func walWrites() int64 { return int64(C.agentmem_walvfs_writes()) }
 
+// walHeaderWrites returns how many of walWrites wrote a WAL file's header
+// alone, as SQLite does when the log restarts after a checkpoint.
+func walHeaderWrites() int64 { return int64(C.agentmem_walvfs_header_writes()) }
+
 // walDrops returns how many times a WAL file dropped the frames it held
 // back when its connection gave up the write lock, in this process.
 func walDrops() int64 { return int64(C.agentmem_walvfs_drops()) }

@@ -85,6 +85,7 @@ void sqlite3_mutex_leave(sqlite3_mutex*);
 // The functions walvfs.c defines for walvfs.go.
 int agentmem_walvfs_register(void);
 long long agentmem_walvfs_writes(void);
+long long agentmem_walvfs_header_writes(void);
 long long agentmem_walvfs_drops(void);
 
 #endif

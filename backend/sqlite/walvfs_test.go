@@ -47,15 +47,19 @@ func TestWALVFSCommitsInTwoWrites(t *testing.T) {
 	d, _ := openTemp(t, Options{})
 	mustPut(t, d, memory.NewTurn(alice, memory.RoleUser, "first", t0)) // creates the WAL
 	const n = 200
-	before := walWrites()
+	before, headers := walWrites(), walHeaderWrites()
 	for i := range n {
 		id := alice
 		id.Session = fmt.Sprint("run-", i%7)
 		mustPut(t, d, memory.NewTurn(id, memory.RoleUser, strings.Repeat("x", 200), t0.Add(1+time.Duration(i))))
 	}
-	if got := walWrites() - before; got > 2*n {
-		t.Fatalf("%d appends made %d WAL writes, want at most %d", n, got, 2*n)
+	// Besides the header SQLite writes when the log restarts, which the
+	// background checkpointer allows whenever it catches up.
+	restarts := walHeaderWrites() - headers
+	if got := walWrites() - before - restarts; got > 2*n {
+		t.Fatalf("%d appends made %d WAL writes besides %d restarts' headers, want at most %d", n, got, restarts, 2*n)
 	}
+	t.Logf("%d appends, %d WAL restarts", n, restarts)
 }
 
 // Another connection, through the default VFS, sees every commit as soon
