@@ -131,25 +131,7 @@ func (c *vectorCopy) load(ctx context.Context, db *sqlx.DB) (string, error) {
 		return "", err
 	}
 	fresh := &veccache.Cache{}
-	// Each writer's vectors counted first, so that its set is allocated
-	// once: grown by halves, the sets' copies were a third of a load.
-	counts, err := tx.QueryContext(ctx, `SELECT tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-		count(*), max(array_length(embedding, 1)) FROM memory_records WHERE embedding IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`)
-	if err != nil {
-		return "", err
-	}
-	defer counts.Close()
-	for counts.Next() {
-		var (
-			w       memory.Identity
-			n, dims int
-		)
-		if err := counts.Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &n, &dims); err != nil {
-			return "", err
-		}
-		fresh.Reserve(w, dims, n)
-	}
-	if err := counts.Err(); err != nil {
+	if err := sqldriver.ReserveVectors(ctx, tx, "embedding", "array_length(embedding, 1)", fresh); err != nil {
 		return "", err
 	}
 	rows, err := tx.QueryContext(ctx, `SELECT `+vectorColumnsOf+` FROM memory_records r WHERE r.embedding IS NOT NULL`)

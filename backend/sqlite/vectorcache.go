@@ -12,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/sqldriver"
 	"github.com/agentmem/memory/internal/veccache"
 )
 
@@ -128,25 +129,7 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	}
 	c.reset()
 	fresh := &veccache.Cache{}
-	// Each writer's vectors counted first, so that its set is allocated
-	// once rather than grown by halves, each growth a copy.
-	counts, err := conn.QueryContext(ctx, `SELECT tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
-		count(*), max(length(vector)) / 4 FROM memory_records WHERE vector IS NOT NULL GROUP BY 1, 2, 3, 4, 5, 6`)
-	if err != nil {
-		return err
-	}
-	defer counts.Close()
-	for counts.Next() {
-		var (
-			w       memory.Identity
-			n, dims int
-		)
-		if err := counts.Scan(&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session, &n, &dims); err != nil {
-			return err
-		}
-		fresh.Reserve(w, dims, n)
-	}
-	if err := counts.Err(); err != nil {
+	if err := sqldriver.ReserveVectors(ctx, conn, "vector", "length(vector) / 4", fresh); err != nil {
 		return err
 	}
 	rows, err := conn.QueryContext(ctx, `SELECT id, kind, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
