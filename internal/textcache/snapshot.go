@@ -1,7 +1,6 @@
 package textcache
 
 import (
-	"cmp"
 	"encoding/binary"
 	"runtime"
 	"slices"
@@ -46,7 +45,7 @@ const (
 func (c *Cache) Encode(dst []byte) []byte {
 	ws := make([]memory.Identity, 0, c.groups.Len())
 	c.groups.All(func(w memory.Identity, _ *group) { ws = append(ws, w) })
-	slices.SortFunc(ws, compareIdentity)
+	slices.SortFunc(ws, writers.Compare)
 	dst = append(dst, snapshotMagic...)
 	dst = append(dst, snapshotFormat)
 	dst = varint.AppendString(dst, lexical.AnalyzerVersion())
@@ -296,16 +295,4 @@ func (id *indexDecoder) wait() error {
 	id.mu.Lock()
 	defer id.mu.Unlock()
 	return id.err
-}
-
-// compareIdentity orders identities field by field, in the snapshot's
-// order of fields (writers.Fields).
-func compareIdentity(a, b memory.Identity) int {
-	fa, fb := writers.Fields(&a), writers.Fields(&b)
-	for i := range fa {
-		if c := cmp.Compare(*fa[i], *fb[i]); c != 0 {
-			return c
-		}
-	}
-	return 0
 }

@@ -6,12 +6,28 @@
 // vectors.
 package writers
 
-import "github.com/agentmem/memory"
+import (
+	"cmp"
+
+	"github.com/agentmem/memory"
+)
 
 // Fields returns pointers to w's fields in the order of memory.Field's
 // bits: field i is memory.Field(1) << i.
 func Fields(w *memory.Identity) [6]*string {
 	return [6]*string{&w.Tenant, &w.User, &w.Agent, &w.Instance, &w.Squad, &w.Session}
+}
+
+// Compare orders identities field by field, in the order of Fields: the
+// order the snapshots of the text and vector caches encode writers in.
+func Compare(a, b memory.Identity) int {
+	fa, fb := Fields(&a), Fields(&b)
+	for i := range fa {
+		if c := cmp.Compare(*fa[i], *fb[i]); c != 0 {
+			return c
+		}
+	}
+	return 0
 }
 
 // fieldValue is one identity field's value: field i of Fields holding v.

@@ -1,0 +1,265 @@
+package veccache
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/hugepages"
+	"github.com/agentmem/memory/internal/varint"
+	"github.com/agentmem/memory/internal/vecindex"
+	"github.com/agentmem/memory/internal/writers"
+)
+
+// A snapshot is a Cache's content encoded (Encode), for a driver to store
+// beside the records so that a new process reads its vectors as a search
+// holds them — normalised and quantised — instead of reading every
+// record's vector and preparing it again (Decode): the magic "AVC", a
+// format byte, then
+//
+//	rows                 how many records, in all
+//	groups               how many writers
+//	per writer, in identity order (writers.Compare):
+//	  identity           tenant, user, agent, instance, squad, session
+//	  n                  how many of its records
+//	  set                its vecindex.Set, encoded (Set.Encode), as a
+//	                     string
+//	  row × n            id, kind, key, created, expires, speaker,
+//	                     flags (1: asks), in the order of its set's rows
+//
+// Strings are a uvarint length and the bytes, counts uvarints, times
+// zig-zag varints (package varint). A writer's set comes before its rows
+// so that Decode can decode the two at once.
+const (
+	snapshotMagic  = "AVC"
+	snapshotFormat = 1
+
+	flagAsks = 1 // Row.Asks
+)
+
+// Encode appends the cache's content to dst in the snapshot format and
+// returns it. It only reads the cache.
+func (c *Cache) Encode(dst []byte) []byte {
+	ws := make([]memory.Identity, 0, c.groups.Len())
+	c.groups.All(func(w memory.Identity, _ *group) { ws = append(ws, w) })
+	slices.SortFunc(ws, writers.Compare)
+	dst = append(dst, snapshotMagic...)
+	dst = append(dst, snapshotFormat)
+	dst = binary.AppendUvarint(dst, uint64(len(c.byKey)))
+	dst = binary.AppendUvarint(dst, uint64(len(ws)))
+	var set []byte
+	for _, w := range ws {
+		g, _ := c.groups.Get(w)
+		for _, s := range writers.Fields(&w) {
+			dst = varint.AppendString(dst, *s)
+		}
+		var refs []vecindex.Ref
+		set, refs = g.set.Encode(set[:0])
+		dst = binary.AppendUvarint(dst, uint64(len(refs)))
+		dst = binary.AppendUvarint(dst, uint64(len(set)))
+		dst = append(dst, set...)
+		for _, ref := range refs {
+			r := &c.rows[ref]
+			dst = varint.AppendString(dst, r.ID)
+			dst = varint.AppendString(dst, string(r.Kind))
+			dst = varint.AppendString(dst, r.Key)
+			dst = binary.AppendVarint(dst, r.Created)
+			dst = binary.AppendVarint(dst, r.Expires)
+			dst = varint.AppendString(dst, r.Speaker)
+			var flags uint64
+			if r.Asks {
+				flags |= flagAsks
+			}
+			dst = binary.AppendUvarint(dst, flags)
+		}
+	}
+	return dst
+}
+
+// Decode returns the Cache a snapshot holds (Encode). It refuses, with
+// memory.ErrInvalidArgument, anything Encode could not have written:
+// another magic or format, counts the remaining bytes cannot hold, a
+// writer or a record twice, writers out of identity order, a writer
+// without records, a set of another
+// row count or dimension than the cache's others, a set
+// vecindex.DecodeSet refuses, bytes left over. Whatever the input, it
+// allocates memory in proportion to len(data), and never panics.
+func Decode(data []byte) (*Cache, error) {
+	return decode(varint.Reader{B: data, Fail: failDecode})
+}
+
+// DecodeStream is Decode reading the snapshot off s as its bytes arrive:
+// it returns once s has ended (varint.Stream.End). A caller that checks
+// the bytes whole once they have all arrived discards the Cache if they
+// fail the check.
+func DecodeStream(s *varint.Stream) (*Cache, error) {
+	return decode(s.Reader(failDecode))
+}
+
+func failDecode(format string, args ...any) error {
+	return memory.Errorf(memory.ErrInvalidArgument, "veccache: decode snapshot: "+format, args...)
+}
+
+func decode(r varint.Reader) (*Cache, error) {
+	head, err := r.Next(min(len(snapshotMagic)+1, r.Left()), "the header")
+	if err != nil {
+		return nil, err
+	}
+	if len(head) < len(snapshotMagic)+1 || string(head[:len(snapshotMagic)]) != snapshotMagic {
+		return nil, r.Fail("not a vector cache snapshot")
+	}
+	if head[len(snapshotMagic)] != snapshotFormat {
+		return nil, r.Fail("snapshot format %d, this code reads %d", head[len(snapshotMagic)], snapshotFormat)
+	}
+	// A record takes at least 7 bytes (an id of one byte, an empty kind,
+	// key and speaker, two times, the flags), a writer at least 8 (six
+	// empty strings, a count and a set's length).
+	total, err := r.Count(7, "records")
+	if err != nil {
+		return nil, err
+	}
+	groups, err := r.Count(8, "writers")
+	if err != nil {
+		return nil, err
+	}
+	c := &Cache{byKey: make(map[Key]vecindex.Ref, total), rows: hugepages.Make[Row](0, total), speakers: map[string]string{}}
+	kinds := map[string]memory.Kind{}
+	dims := 0
+	var prev memory.Identity
+	for i := range groups {
+		var w memory.Identity
+		for _, s := range writers.Fields(&w) {
+			if *s, err = r.String("an identity"); err != nil {
+				return nil, err
+			}
+		}
+		if i > 0 && writers.Compare(prev, w) >= 0 {
+			return nil, r.Fail("writer %+v out of order (or twice)", w)
+		}
+		prev = w
+		n, err := r.Count(7, "records of a writer")
+		if err != nil {
+			return nil, err
+		}
+		if n == 0 {
+			return nil, r.Fail("writer %+v without records", w)
+		}
+		if len(c.rows)+n > total {
+			return nil, r.Fail("more records than the %d counted", total)
+		}
+		sr, err := r.Section("a set")
+		if err != nil {
+			return nil, err
+		}
+		base := len(c.rows)
+		c.rows = c.rows[:base+n]
+		g := &group{id: w}
+		// The set holds the rows' Refs only, so a large one is decoded
+		// on a goroutine while the rows are.
+		done := make(chan decodedSet, 1)
+		if sr.Left() <= inlineSet {
+			done <- decodeSet(sr, base)
+		} else {
+			go func() { done <- decodeSet(sr, base) }()
+		}
+		err = decodeRows(&r, c, w, g, c.rows[base:], kinds)
+		set := <-done
+		switch {
+		case err != nil:
+			return nil, err
+		case set.err != nil:
+			return nil, set.err
+		case set.set.Len() != n:
+			return nil, r.Fail("a set of %d rows for %d records", set.set.Len(), n)
+		case dims != 0 && set.set.Dims() != dims:
+			return nil, r.Fail("sets of %d and %d dimensions", dims, set.set.Dims())
+		}
+		dims = set.set.Dims()
+		g.set = set.set
+		c.groups.Put(w, g)
+	}
+	if len(c.rows) != total {
+		return nil, r.Fail("%d records, but %d counted", len(c.rows), total)
+	}
+	if left := r.Left(); left != 0 {
+		return nil, r.Fail("%d bytes after the snapshot", left)
+	}
+	return c, nil
+}
+
+// inlineSet is the largest encoded set decoded without a goroutine:
+// below it, starting one costs more than it saves. Tests lower it.
+var inlineSet = 64 << 10
+
+// decodedSet is a set decoded, or why it was not.
+type decodedSet struct {
+	set *vecindex.Set
+	err error
+}
+
+// decodeSet decodes the set sr holds, all of it, its rows tagged from
+// base.
+func decodeSet(sr varint.Reader, base int) decodedSet {
+	s, err := vecindex.DecodeSet(&sr, vecindex.Ref(base))
+	if err == nil && sr.Left() != 0 {
+		err = sr.Fail("%d bytes after a set", sr.Left())
+	}
+	return decodedSet{s, err}
+}
+
+// decodeRows decodes from r into rows the rows of writer w's group g.
+func decodeRows(r *varint.Reader, c *Cache, w memory.Identity, g *group, rows []Row, kinds map[string]memory.Kind) error {
+	base := len(c.rows) - len(rows)
+	for i := range rows {
+		row := &rows[i]
+		row.group = g
+		var err error
+		if row.ID, err = r.String("an id"); err != nil {
+			return err
+		}
+		kind, err := r.Bytes("a kind")
+		if err != nil {
+			return err
+		}
+		if row.Kind = kinds[string(kind)]; row.Kind == "" && len(kind) > 0 {
+			row.Kind = memory.Kind(kind)
+			kinds[string(row.Kind)] = row.Kind
+		}
+		if row.Key, err = r.String("a key"); err != nil {
+			return err
+		}
+		if row.Created, err = r.Varint("a creation time"); err != nil {
+			return err
+		}
+		if row.Expires, err = r.Varint("an expiry"); err != nil {
+			return err
+		}
+		speaker, err := r.Bytes("a speaker")
+		if err != nil {
+			return err
+		}
+		if len(speaker) > 0 {
+			if row.Speaker = c.speakers[string(speaker)]; row.Speaker == "" {
+				row.Speaker = string(speaker)
+				c.speakers[row.Speaker] = row.Speaker
+			}
+		}
+		flags, err := r.Uvarint("flags")
+		if err != nil {
+			return err
+		}
+		if flags&^flagAsks != 0 {
+			return r.Fail("flags %#x of record %q", flags, row.ID)
+		}
+		row.Asks = flags&flagAsks != 0
+		k := Key{w.Tenant, row.ID}
+		if _, ok := c.byKey[k]; ok {
+			return r.Fail("record %q of tenant %q twice", row.ID, w.Tenant)
+		}
+		c.byKey[k] = vecindex.Ref(base + i)
+		if row.Expires != 0 {
+			c.expiring++
+		}
+	}
+	return nil
+}
