@@ -2,12 +2,18 @@ package recall_test
 
 import (
 	"context"
+	"database/sql"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -19,6 +25,7 @@ import (
 	"github.com/agentmem/memory/embedding"
 	"github.com/agentmem/memory/embedding/embeddingtest"
 	"github.com/agentmem/memory/internal/pgtest"
+	"github.com/agentmem/memory/internal/proctest"
 	"github.com/agentmem/memory/recall"
 )
 
@@ -139,6 +146,156 @@ func BenchmarkRecallHybrid100k(b *testing.B) {
 			st := hybridStore(b, name, 100_000, e)
 			timeRecalls(b, st, recall.Options{Embedder: e}, 1)
 		})
+	}
+}
+
+// BenchmarkFirstRecallHybrid100k measures the first hybrid recall of a
+// new SQLite handle on the store of BenchmarkRecallHybrid100k, once the
+// snapshots of its text cache and vector copy are stored: what a
+// restarted agent's first recall costs. The handle is opened in the
+// benchmark's process, whose memory is mapped already; with
+// -sqlite-snapshots=false the handle reads every vector instead of the
+// vector snapshot, for comparison.
+func BenchmarkFirstRecallHybrid100k(b *testing.B) {
+	e := &embeddingtest.Embedder{Dims: benchDims}
+	st := hybridStore(b, "sqlite", 100_000, e)
+	dir, err := benchDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "sqlitehybrid-1x100000.db")
+	ctx := context.Background()
+	q := memory.Query{Level: memory.LevelSession}
+	queries := backendtest.BenchTextQueries(64)
+	who := backendtest.BenchTextIdentity(0)
+	// The warm store's first recall loads both from the records and
+	// stores their snapshots in the background.
+	warm, err := recall.New(st, recall.Options{Embedder: e})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := warm.Recall(ctx, who, q, queries[0], 10); err != nil {
+		b.Fatal(err)
+	}
+	waitForSnapshots(b, path)
+	if *newProcess {
+		firstRecallsInChildren(b, path)
+		return
+	}
+	ds := make([]float64, 0, b.N)
+	for i := range b.N {
+		_, took, err := firstRecall(ctx, path, i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, float64(took))
+	}
+	reportSpread(b, ds)
+}
+
+// firstRecall opens a new SQLite handle on the store at path and makes
+// its first hybrid recall, the i-th of the benchmark's queries; took is
+// how long the recall took, opening the handle left out.
+func firstRecall(ctx context.Context, path string, i int) (n int, took time.Duration, err error) {
+	e := &embeddingtest.Embedder{Dims: benchDims}
+	d, err := sqlite.Open(path, sqlite.Options{NoVectorSnapshots: !*sqliteSnapshots})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer d.Close()
+	r, err := recall.New(backend.NewStore(d, backend.StoreOptions{}), recall.Options{Embedder: e})
+	if err != nil {
+		return 0, 0, err
+	}
+	queries := backendtest.BenchTextQueries(64)
+	t0 := time.Now()
+	res, err := r.Recall(ctx, backendtest.BenchTextIdentity(0), memory.Query{Level: memory.LevelSession}, queries[i%len(queries)], 10)
+	if err == nil && res.Degraded != nil {
+		err = res.Degraded
+	}
+	took = time.Since(t0)
+	if err == nil && len(res.Hits) == 0 {
+		err = fmt.Errorf("the first recall found nothing")
+	}
+	return len(res.Hits), took, err
+}
+
+// The child process of BenchmarkFirstRecallHybrid100k -new-process.
+const (
+	firstRecallEnv  = "AGENTMEM_RECALL_FIRST_RECALL"
+	firstRecallLine = "recall: the first recall took ns "
+)
+
+var newProcess = flag.Bool("new-process", false, "BenchmarkFirstRecallHybrid100k: each first recall in a new process")
+
+// TestFirstRecallChild is the child of BenchmarkFirstRecallHybrid100k
+// -new-process; run directly, it skips.
+func TestFirstRecallChild(t *testing.T) {
+	proctest.Child(t)
+	_, took, err := firstRecall(context.Background(), os.Getenv(firstRecallEnv), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("%s%d\n", firstRecallLine, took.Nanoseconds())
+}
+
+// firstRecallsInChildren times b.N first recalls, each in a child process
+// of its own, and reports the median, fastest and slowest.
+func firstRecallsInChildren(b *testing.B, path string) {
+	ds := make([]float64, 0, b.N)
+	b.ResetTimer()
+	for range b.N {
+		env := []string{firstRecallEnv + "=" + path}
+		if !*sqliteSnapshots {
+			env = append(env, "AGENTMEM_RECALL_NO_VECTOR_SNAPSHOTS=1")
+		}
+		p := proctest.Start(b, "TestFirstRecallChild", proctest.Options{Env: env})
+		took := 0.0
+		for line := range p.Lines() {
+			if ns, ok := strings.CutPrefix(line, firstRecallLine); ok {
+				took, _ = strconv.ParseFloat(ns, 64)
+			}
+		}
+		if out, err := p.Wait(); err != nil || took == 0 {
+			b.Fatalf("the child failed (%v) or reported no time:\n%s", err, out)
+		}
+		ds = append(ds, took)
+	}
+	b.StopTimer()
+	reportSpread(b, ds)
+}
+
+// reportSpread reports the median, fastest and slowest of ds, in
+// nanoseconds.
+func reportSpread(b *testing.B, ds []float64) {
+	slices.Sort(ds)
+	b.ReportMetric(ds[len(ds)/2], "median-ns/op")
+	b.ReportMetric(ds[0], "min-ns/op")
+	b.ReportMetric(ds[len(ds)-1], "max-ns/op")
+}
+
+var sqliteSnapshots = flag.Bool("sqlite-snapshots", os.Getenv("AGENTMEM_RECALL_NO_VECTOR_SNAPSHOTS") == "", "BenchmarkFirstRecallHybrid100k: new handles read the vector snapshot")
+
+// waitForSnapshots waits until the SQLite file at path describes a text
+// and a vector snapshot, for at most a minute.
+func waitForSnapshots(b *testing.B, path string) {
+	db, err := sql.Open(sqlite.DriverName, path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		var n int
+		err := db.QueryRow(`SELECT count(*) FROM memory_settings WHERE name IN ('text_snapshot', 'vector_snapshot')`).Scan(&n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the snapshots were not stored within a minute")
+		}
 	}
 }
 

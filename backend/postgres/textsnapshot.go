@@ -27,7 +27,7 @@ import (
 // pg_snapshot it is current at; nil when there is no snapshot of this
 // analyzer, or it cannot be read (which is logged).
 func readSnapshot(ctx context.Context, tx *sqlx.Tx, log *slog.Logger) (*textcache.Cache, time.Time, string) {
-	c, hdr := sq.LoadTextSnapshot(ctx, tx, func(sqldriver.TextSnapshot) bool { return true }, log)
+	c, hdr := sq.LoadTextSnapshot(ctx, tx, func(sqldriver.Snapshot) bool { return true }, log)
 	if c == nil {
 		return nil, time.Time{}, ""
 	}

@@ -30,7 +30,7 @@ const (
 
 // SchemaVersion is the schema version this driver writes and reads. A file
 // with an older version is migrated when opened; a newer one is refused.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Options configure a Driver. The zero value is the documented default.
 type Options struct {
@@ -55,4 +55,13 @@ type Options struct {
 	// every commit, instead of synchronous=NORMAL. See the package
 	// documentation on durability.
 	SyncFull bool
+	// NoVectorSnapshots turns off the snapshots of the vector copy. By
+	// default, once a search has loaded the copy of 1,000 vectors or
+	// more from the records, or the copy has changed since the stored
+	// snapshot (no more often than every 30 seconds), a snapshot of it is
+	// written to the file in the background, so that the first vector
+	// search of a new process reads it instead of every record's
+	// vector: about 5 bytes a dimension and 40 more a vector, a second
+	// copy of the vectors beside the records.
+	NoVectorSnapshots bool
 }

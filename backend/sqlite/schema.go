@@ -126,6 +126,16 @@ var migrations = []string{
 		data       BLOB    NOT NULL,
 		PRIMARY KEY (generation, seq)
 	) STRICT;`,
+
+	// 5: snapshots of the vector copy (vectorsnapshot.go): a new process
+	// reads the vectors as its search holds them, normalised and
+	// quantised, instead of reading and preparing every record's vector.
+	`CREATE TABLE memory_vector_snapshots (
+		generation INTEGER NOT NULL,
+		seq        INTEGER NOT NULL,
+		data       BLOB    NOT NULL,
+		PRIMARY KEY (generation, seq)
+	) STRICT;`,
 }
 
 const createSchemaTable = `CREATE TABLE IF NOT EXISTS memory_schema (

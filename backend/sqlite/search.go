@@ -14,8 +14,9 @@ var _ driver.VectorRanker = (*Driver)(nil)
 // Search returns the k live records matching q nearest to vec by cosine
 // similarity; see driver.VectorSearcher. The search is exact, over an
 // in-memory copy of the store's vectors (vectorCache): the first search
-// loads it, about a second per million vectors of 384 dimensions, and a
-// search after another process changed vectors loads it again. The
+// loads it, from the stored snapshot of it when that is current (see
+// Options.NoVectorSnapshots), else from the records, and a search after
+// another process changed vectors loads it again. The
 // vectors of the writers q's filter matches are scored, with kinds, key,
 // ids and expiry applied to each candidate inside the search; the k
 // winners are then read from the file. A winner deleted by another
@@ -73,8 +74,10 @@ func (d *Driver) rankVector(ctx context.Context, q driver.Query, vec []float32, 
 	if err := d.currentCache(ctx); err != nil {
 		return nil, err
 	}
-	defer c.mu.RUnlock()
-	return c.vecs.Search(q, vec, k, now)
+	found, err := c.vecs.Search(q, vec, k, now)
+	c.mu.RUnlock()
+	d.maybeVectorSnapshot()
+	return found, err
 }
 
 // currentCache returns with d.vc held shared and current: loaded, at the
@@ -97,7 +100,7 @@ func (d *Driver) currentCache(ctx context.Context) error {
 	c.mu.RUnlock()
 	c.mu.Lock()
 	if !c.loaded || c.epoch < epoch {
-		if err := c.load(ctx, d.r); err != nil {
+		if err := c.load(ctx, d.r, d.vectorSnapshots(), d.log); err != nil {
 			c.mu.Unlock()
 			return fail(ctx, err, "sqlite: load vectors")
 		}

@@ -60,7 +60,9 @@
 // object, vectors as little-endian float32 blobs. Beside it, memory_work
 // holds the work queue and memory_settings the store's vector dimension
 // and the count of vector changes that tells every process's search cache
-// when it is out of date.
+// when it is out of date, and memory_text_snapshots and
+// memory_vector_snapshots the snapshots of the text cache and the vector
+// copy that a new process starts from.
 //
 // # Errors
 //
@@ -128,9 +130,11 @@ type Driver struct {
 	vc   vectorCache          // the vectors, for Search
 	tc   textCache            // the texts, for SearchText
 	ts   sqldriver.TextSearch // how SearchText runs
-	// chores runs background work: writing the text cache's snapshot.
-	chores   sqldriver.Chores
-	inMemory bool // the database is in memory: no other process can read a snapshot
+	// chores runs background work: writing the snapshots of the text
+	// cache and the vector copy.
+	chores            sqldriver.Chores
+	inMemory          bool // the database is in memory: no other process can read a snapshot
+	noVectorSnapshots bool // Options.NoVectorSnapshots
 }
 
 var (
@@ -292,6 +296,8 @@ func start(w, r *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		wsem:  make(chan struct{}, 1),
 		clock: opt.Clock,
 		log:   opt.Logger,
+
+		noVectorSnapshots: opt.NoVectorSnapshots,
 	}
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)

@@ -35,7 +35,7 @@ func snapshotTag(epoch, maxRow int64) string { return fmt.Sprintf("%d:%d", epoch
 // logged).
 func readSnapshot(ctx context.Context, conn *sqlx.Conn, epoch, maxRow int64, log *slog.Logger) (*textcache.Cache, int64, time.Time) {
 	var from int64
-	c, hdr := sq.LoadTextSnapshot(ctx, conn, func(h sqldriver.TextSnapshot) bool {
+	c, hdr := sq.LoadTextSnapshot(ctx, conn, func(h sqldriver.Snapshot) bool {
 		var e, m int64
 		if _, err := fmt.Sscanf(h.Tag, "%d:%d", &e, &m); err != nil || snapshotTag(e, m) != h.Tag {
 			return false

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"strconv"
 	"sync"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/sqldriver"
+	"github.com/agentmem/memory/internal/textcache"
 	"github.com/agentmem/memory/internal/veccache"
 )
 
@@ -39,7 +41,10 @@ type vectorCache struct {
 	loaded bool
 	epoch  int64
 	vecs   *veccache.Cache // nil until loaded
-	loads  int             // how many times the cache was loaded, for tests
+	// meter says when a snapshot of vecs is due (vectorsnapshot.go).
+	meter textcache.Meter
+	loads int // how many times the cache was loaded, for tests
+	snaps int // how many of them read a snapshot, for tests
 }
 
 // asksColumn is driver.Asks(content) computed by SQLite, 1 or 0: the
@@ -67,6 +72,9 @@ func (c *vectorCache) apply(epoch int64, changes []veccache.Change) {
 		c.vecs.Apply(ch)
 	}
 	c.epoch = epoch
+	// A snapshot of another epoch serves no new handle.
+	c.meter.Changed(len(changes))
+	c.meter.Stale()
 }
 
 // storedEpoch reads the vector epoch; 0 before any vector was stored.
@@ -101,9 +109,11 @@ func addEpoch(ctx context.Context, conn *sqlx.Conn, name string) (int64, error) 
 }
 
 // load reads every stored vector into the cache, with the epoch they are
-// current at, in one read transaction. The caller holds mu for writing.
-func (c *vectorCache) load(ctx context.Context, db *sqlx.DB) error {
-	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn) })
+// current at, in one read transaction: from the stored snapshot when it
+// is current at that epoch and snapshots is set, else from the records.
+// The caller holds mu for writing.
+func (c *vectorCache) load(ctx context.Context, db *sqlx.DB, snapshots bool, log *slog.Logger) error {
+	return inSnapshot(ctx, db, func(conn *sqlx.Conn) error { return c.loadFrom(ctx, conn, snapshots, log) })
 }
 
 // inSnapshot runs fn on a connection of db inside a read transaction, so
@@ -122,12 +132,21 @@ func inSnapshot(ctx context.Context, db *sqlx.DB, fn func(conn *sqlx.Conn) error
 }
 
 // loadFrom is load's body, on a connection inside a read transaction.
-func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
+func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn, snapshots bool, log *slog.Logger) error {
 	epoch, err := storedEpoch(ctx, conn)
 	if err != nil {
 		return err
 	}
 	c.reset()
+	if snapshots && epoch > 0 {
+		if snap, written := readVectorSnapshot(ctx, conn, epoch, log); snap != nil {
+			c.loaded, c.epoch, c.vecs = true, epoch, snap
+			c.loads++
+			c.snaps++
+			c.meter.Loaded(written, 0)
+			return nil
+		}
+	}
 	fresh := &veccache.Cache{}
 	if err := sqldriver.ReserveVectors(ctx, conn, "vector", "length(vector) / 4", fresh); err != nil {
 		return err
@@ -165,6 +184,7 @@ func (c *vectorCache) loadFrom(ctx context.Context, conn *sqlx.Conn) error {
 	}
 	c.loaded, c.epoch, c.vecs = true, epoch, fresh
 	c.loads++
+	c.meter.Unstored()
 	return nil
 }
 

@@ -111,8 +111,8 @@ func (s *SQL) inCurrentText(ctx context.Context, ts *TextSearch, invalid error, 
 // as this code analyses and use accepts its description; nil when there
 // is no such snapshot, or it cannot be read or decoded, which is logged
 // to log. The snapshot is decoded as its chunks arrive.
-func (s *SQL) LoadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnapshot) bool, log *slog.Logger) (*textcache.Cache, TextSnapshot) {
-	c, hdr, err := s.readTextSnapshot(ctx, q, use)
+func (s *SQL) LoadTextSnapshot(ctx context.Context, q Queryer, use func(Snapshot) bool, log *slog.Logger) (*textcache.Cache, Snapshot) {
+	c, hdr, err := readSnapshot(ctx, s, q, textSnapshots, use, textcache.DecodeStream)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Warn(s.d.Name+": the stored text snapshot cannot be read; reading every record", "err", err)
@@ -124,7 +124,7 @@ func (s *SQL) LoadTextSnapshot(ctx context.Context, q Queryer, use func(TextSnap
 
 // StoreTextSnapshot encodes tc's texts, unless they are unloaded, tagged
 // with what tag returns (called with tc.Mu held shared), stores them as
-// WriteTextSnapshot does through inTx, and tells tc.Meter.
+// WriteTextSnapshot does, and tells tc.Meter.
 func (s *SQL) StoreTextSnapshot(ctx context.Context, tc *TextCache, tag func() string, inTx func(context.Context, func(Queryer) error) error) error {
 	tc.Mu.RLock()
 	if tc.C == nil {
@@ -142,6 +142,15 @@ func (s *SQL) StoreTextSnapshot(ctx context.Context, tc *TextCache, tag func() s
 	tc.Meter.Stored(mark, at)
 	tc.Mu.Unlock()
 	return nil
+}
+
+// WriteTextSnapshot stores data, a snapshot of a text cache current at
+// tag, as the store's text snapshot, writing through inTx, which runs fn
+// in a write transaction of the driver's and commits it when fn returns
+// nil. A write that another completes first gives up, returning nil.
+// Errors are classified.
+func (s *SQL) WriteTextSnapshot(ctx context.Context, inTx func(ctx context.Context, fn func(q Queryer) error) error, tag string, data []byte) error {
+	return s.writeSnapshot(ctx, textSnapshots, inTx, tag, data)
 }
 
 // MaybeStoreTextSnapshot starts StoreTextSnapshot as one of chores when

@@ -41,23 +41,27 @@ const (
 // returns it. It only reads the cache.
 func (c *Cache) Encode(dst []byte) []byte {
 	ws := make([]memory.Identity, 0, c.groups.Len())
-	c.groups.All(func(w memory.Identity, _ *group) { ws = append(ws, w) })
+	size := 0
+	c.groups.All(func(w memory.Identity, g *group) {
+		ws = append(ws, w)
+		// The set, and about what a row's strings and times take.
+		size += g.set.Len() * (5*g.set.Dims() + 8 + 48)
+	})
 	slices.SortFunc(ws, writers.Compare)
+	dst = slices.Grow(dst, size)
 	dst = append(dst, snapshotMagic...)
 	dst = append(dst, snapshotFormat)
 	dst = binary.AppendUvarint(dst, uint64(len(c.byKey)))
 	dst = binary.AppendUvarint(dst, uint64(len(ws)))
-	var set []byte
 	for _, w := range ws {
 		g, _ := c.groups.Get(w)
 		for _, s := range writers.Fields(&w) {
 			dst = varint.AppendString(dst, *s)
 		}
+		dst = binary.AppendUvarint(dst, uint64(g.set.Len()))
+		dst = binary.AppendUvarint(dst, uint64(g.set.EncodedLen()))
 		var refs []vecindex.Ref
-		set, refs = g.set.Encode(set[:0])
-		dst = binary.AppendUvarint(dst, uint64(len(refs)))
-		dst = binary.AppendUvarint(dst, uint64(len(set)))
-		dst = append(dst, set...)
+		dst, refs = g.set.Encode(dst)
 		for _, ref := range refs {
 			r := &c.rows[ref]
 			dst = varint.AppendString(dst, r.ID)

@@ -19,6 +19,21 @@ import (
 // rowBytes is the encoded size of a row of dims dimensions.
 func rowBytes(dims int) int { return 5*dims + 8 }
 
+// EncodedLen returns how many bytes Encode appends.
+func (s *Set) EncodedLen() int {
+	n := len(s.refs)
+	return uvarintLen(uint64(s.dims)) + uvarintLen(uint64(n)) + n*rowBytes(s.dims)
+}
+
+// uvarintLen returns how many bytes binary.AppendUvarint appends for v.
+func uvarintLen(v uint64) int {
+	n := 1
+	for ; v >= 0x80; v >>= 7 {
+		n++
+	}
+	return n
+}
+
 // Encode appends the Set's encoding to dst and returns it, with the Refs
 // of its rows in the order they are encoded. It only reads the Set.
 func (s *Set) Encode(dst []byte) ([]byte, []Ref) {

@@ -43,6 +43,9 @@ func TestEncodeRoundTrip(t *testing.T) {
 			}
 		}
 		data, refs := s.Encode(nil)
+		if len(data) != s.EncodedLen() {
+			t.Fatalf("%d dims: Encode appended %d bytes, EncodedLen says %d", dims, len(data), s.EncodedLen())
+		}
 		if len(refs) != s.Len() {
 			t.Fatalf("%d dims: Encode returned %d Refs for %d rows", dims, len(refs), s.Len())
 		}
@@ -190,4 +193,12 @@ func FuzzDecodeSet(f *testing.F) {
 			t.Fatalf("Search over a decoded set: %v", err)
 		}
 	})
+}
+
+func TestUvarintLen(t *testing.T) {
+	for _, v := range []uint64{0, 1, 127, 128, 16383, 16384, MaxDims, 1<<32 - 1, 1 << 63, math.MaxUint64} {
+		if got, want := uvarintLen(v), len(binary.AppendUvarint(nil, v)); got != want {
+			t.Errorf("uvarintLen(%d) = %d, want %d", v, got, want)
+		}
+	}
 }
