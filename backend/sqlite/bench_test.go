@@ -156,6 +156,40 @@ func BenchmarkSearchOneScopeOf1000(b *testing.B) {
 	backendtest.BenchmarkSearchOneScopeOf1000(b, vectorBench)
 }
 
+// BenchmarkFirstSearch100k measures the first vector search of a new
+// handle over the 100,000 stored vectors of 384 dimensions: the load of
+// the vector copy, from its stored snapshot (snapshot) or from the
+// records (records, Options.NoVectorSnapshots), and one search. The
+// handle is opened in the benchmark's process.
+func BenchmarkFirstSearch100k(b *testing.B) {
+	d := vectorBench.Filled(b, 1, 100_000).(*Driver)
+	if err := d.storeVectorSnapshot(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: backendtest.BenchVectorIdentity(0).Tenant}}}
+	vec := backendtest.BenchVectorRecord(0, 7).Vector
+	for _, from := range []string{"snapshot", "records"} {
+		wantSnaps := 0
+		if from == "snapshot" {
+			wantSnaps = 1
+		}
+		b.Run(from, func(b *testing.B) {
+			backendtest.TimeEach(b, func(int) (int, error) {
+				nd, err := Open(dataPath(d), Options{NoVectorSnapshots: from == "records"})
+				if err != nil {
+					return 0, err
+				}
+				defer nd.Close()
+				got, err := nd.RankVector(context.Background(), q, vec, backendtest.BenchVectorK)
+				if err == nil && nd.vc.snaps != wantSnaps {
+					err = fmt.Errorf("the copy was loaded from a snapshot %d times", nd.vc.snaps)
+				}
+				return len(got), err
+			})
+		})
+	}
+}
+
 // millionFile returns the path of the 1M-record file, building it with
 // backendtest.Fill the first time.
 func millionFile(b *testing.B) string {
