@@ -10,6 +10,7 @@ import (
 	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/varint"
 	"github.com/agentmem/memory/internal/writers"
 )
@@ -26,9 +27,8 @@ import (
 //	  n                  how many of its records
 //	  index              its lexical.Index, encoded (Index.Encode), as
 //	                     a string
-//	  row × n            id, kind, key, created, expires, speaker,
-//	                     flags (1: asks), in the order of its index's
-//	                     documents
+//	  row × n            its fields (package rowcodec), in the order
+//	                     of its index's documents
 //
 // Strings are a uvarint length and the bytes, counts uvarints, times
 // zig-zag varints (package varint). A writer's index comes before its
@@ -36,8 +36,6 @@ import (
 const (
 	snapshotMagic  = "ATC"
 	snapshotFormat = 3
-
-	flagAsks = 1 // Row.Asks
 )
 
 // Encode appends the cache's content to dst in the snapshot format and
@@ -63,17 +61,8 @@ func (c *Cache) Encode(dst []byte) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(index)))
 		dst = append(dst, index...)
 		for _, r := range refs {
-			dst = varint.AppendString(dst, r.ID)
-			dst = varint.AppendString(dst, string(r.Kind))
-			dst = varint.AppendString(dst, r.Key)
-			dst = binary.AppendVarint(dst, r.Created)
-			dst = binary.AppendVarint(dst, r.Expires)
-			dst = varint.AppendString(dst, r.Speaker)
-			var flags uint64
-			if r.Asks {
-				flags |= flagAsks
-			}
-			dst = binary.AppendUvarint(dst, flags)
+			dst = rowcodec.Append(dst, &rowcodec.Fields{ID: r.ID, Kind: r.Kind, Key: r.Key, Created: r.Created, Expires: r.Expires,
+				Speaker: r.Speaker, Asks: r.Asks})
 		}
 	}
 	return dst
@@ -106,15 +95,8 @@ func failDecode(format string, args ...any) error {
 }
 
 func decode(d varint.Reader) (*Cache, error) {
-	head, err := d.Next(min(len(snapshotMagic)+1, d.Left()), "the header")
-	if err != nil {
+	if err := d.Header(snapshotMagic, snapshotFormat, "a text cache snapshot"); err != nil {
 		return nil, err
-	}
-	if len(head) < len(snapshotMagic)+1 || string(head[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, d.Fail("not a text cache snapshot")
-	}
-	if head[len(snapshotMagic)] != snapshotFormat {
-		return nil, d.Fail("snapshot format %d, this code reads %d", head[len(snapshotMagic)], snapshotFormat)
 	}
 	analyzer, err := d.String("the analyzer version")
 	if err != nil {
@@ -123,10 +105,9 @@ func decode(d varint.Reader) (*Cache, error) {
 	if analyzer != lexical.AnalyzerVersion() {
 		return nil, d.Fail("analysed by analyzer %s, this code's is %s", analyzer, lexical.AnalyzerVersion())
 	}
-	// A record takes at least 7 bytes (an id of one byte, an empty kind,
-	// key and speaker, two times, the flags), a writer at least 8 (six
-	// empty strings, a count and an empty index).
-	total, err := d.Count(7, "records")
+	// A writer takes at least 8 bytes: six empty strings, a count and an
+	// empty index.
+	total, err := d.Count(rowcodec.MinBytes, "records")
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +118,7 @@ func decode(d varint.Reader) (*Cache, error) {
 	c := &Cache{byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 	var indexes indexDecoder
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
-	rd := rowDecoder{c: c, kinds: map[string]memory.Kind{}}
+	rd := rowDecoder{c: c, d: rowcodec.Decoder{Speakers: c.speakers}}
 	for range groups {
 		var w memory.Identity
 		for _, s := range writers.Fields(&w) {
@@ -148,7 +129,7 @@ func decode(d varint.Reader) (*Cache, error) {
 		if _, ok := c.groups.Get(w); ok {
 			return nil, d.Fail("writer %+v twice", w)
 		}
-		n, err := d.Count(7, "records of a writer")
+		n, err := d.Count(rowcodec.MinBytes, "records of a writer")
 		if err != nil {
 			return nil, err
 		}
@@ -180,6 +161,9 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err := indexes.wait(); err != nil {
 		return nil, err
 	}
+	for _, k := range rd.d.Kinds {
+		c.kinds[k] = k
+	}
 	if c.byKey.Len() != total {
 		return nil, d.Fail("%d records, but %d counted", c.byKey.Len(), total)
 	}
@@ -191,53 +175,19 @@ func decode(d varint.Reader) (*Cache, error) {
 
 // rowDecoder decodes the rows of a snapshot into its cache c.
 type rowDecoder struct {
-	c     *Cache
-	kinds map[string]memory.Kind // c.kinds, looked up without a conversion's allocation
+	c *Cache
+	d rowcodec.Decoder // its Speakers are c.speakers
 }
 
 // row decodes from d into r the next row, of writer w's group g.
 func (rd *rowDecoder) row(d *varint.Reader, w memory.Identity, g *group, r *Row) error {
 	c := rd.c
 	r.g = g
-	var err error
-	if r.ID, err = d.String("an id"); err != nil {
+	var f rowcodec.Fields
+	if err := rd.d.Read(d, &f); err != nil {
 		return err
 	}
-	kind, err := d.Bytes("a kind")
-	if err != nil {
-		return err
-	}
-	if r.Kind = rd.kinds[string(kind)]; r.Kind == "" {
-		r.Kind = memory.Kind(kind)
-		rd.kinds[string(r.Kind)], c.kinds[r.Kind] = r.Kind, r.Kind
-	}
-	if r.Key, err = d.String("a key"); err != nil {
-		return err
-	}
-	if r.Created, err = d.Varint("a creation time"); err != nil {
-		return err
-	}
-	if r.Expires, err = d.Varint("an expiry"); err != nil {
-		return err
-	}
-	speaker, err := d.Bytes("a speaker")
-	if err != nil {
-		return err
-	}
-	if len(speaker) > 0 {
-		if r.Speaker = c.speakers[string(speaker)]; r.Speaker == "" {
-			r.Speaker = string(speaker)
-			c.speakers[r.Speaker] = r.Speaker
-		}
-	}
-	flags, err := d.Uvarint("flags")
-	if err != nil {
-		return err
-	}
-	if flags&^flagAsks != 0 {
-		return d.Fail("flags %#x of record %q", flags, r.ID)
-	}
-	r.Asks = flags&flagAsks != 0
+	r.ID, r.Kind, r.Key, r.Created, r.Expires, r.Speaker, r.Asks = f.ID, f.Kind, f.Key, f.Created, f.Expires, f.Speaker, f.Asks
 	h := c.byKey.Hash(w.Tenant, r.ID)
 	if c.byKey.GetHashed(h, w.Tenant, r.ID) != nil {
 		return d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)

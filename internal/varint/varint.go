@@ -148,3 +148,20 @@ func AppendString(dst []byte, s string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(s)))
 	return append(dst, s...)
 }
+
+// Header reads an encoding's header, the bytes magic and a format byte,
+// and refuses, with Fail, one that is not magic (what names the
+// encoding in the error) or of another format.
+func (r *Reader) Header(magic string, format byte, what string) error {
+	head, err := r.Next(min(len(magic)+1, r.Left()), "the header")
+	if err != nil {
+		return err
+	}
+	if len(head) < len(magic)+1 || string(head[:len(magic)]) != magic {
+		return r.Fail("not %s", what)
+	}
+	if head[len(magic)] != format {
+		return r.Fail("format %d, this code reads %d", head[len(magic)], format)
+	}
+	return nil
+}

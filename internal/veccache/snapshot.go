@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/hugepages"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/varint"
 	"github.com/agentmem/memory/internal/vecindex"
 	"github.com/agentmem/memory/internal/writers"
@@ -24,8 +25,8 @@ import (
 //	  n                  how many of its records
 //	  set                its vecindex.Set, encoded (Set.Encode), as a
 //	                     string
-//	  row × n            id, kind, key, created, expires, speaker,
-//	                     flags (1: asks), in the order of its set's rows
+//	  row × n            its fields (package rowcodec), in the order
+//	                     of its set's rows
 //
 // Strings are a uvarint length and the bytes, counts uvarints, times
 // zig-zag varints (package varint). A writer's set comes before its rows
@@ -33,8 +34,6 @@ import (
 const (
 	snapshotMagic  = "AVC"
 	snapshotFormat = 1
-
-	flagAsks = 1 // Row.Asks
 )
 
 // Encode appends the cache's content to dst in the snapshot format and
@@ -64,17 +63,8 @@ func (c *Cache) Encode(dst []byte) []byte {
 		dst, refs = g.set.Encode(dst)
 		for _, ref := range refs {
 			r := &c.rows[ref]
-			dst = varint.AppendString(dst, r.ID)
-			dst = varint.AppendString(dst, string(r.Kind))
-			dst = varint.AppendString(dst, r.Key)
-			dst = binary.AppendVarint(dst, r.Created)
-			dst = binary.AppendVarint(dst, r.Expires)
-			dst = varint.AppendString(dst, r.Speaker)
-			var flags uint64
-			if r.Asks {
-				flags |= flagAsks
-			}
-			dst = binary.AppendUvarint(dst, flags)
+			dst = rowcodec.Append(dst, &rowcodec.Fields{ID: r.ID, Kind: r.Kind, Key: r.Key, Created: r.Created, Expires: r.Expires,
+				Speaker: r.Speaker, Asks: r.Asks})
 		}
 	}
 	return dst
@@ -105,20 +95,12 @@ func failDecode(format string, args ...any) error {
 }
 
 func decode(r varint.Reader) (*Cache, error) {
-	head, err := r.Next(min(len(snapshotMagic)+1, r.Left()), "the header")
-	if err != nil {
+	if err := r.Header(snapshotMagic, snapshotFormat, "a vector cache snapshot"); err != nil {
 		return nil, err
 	}
-	if len(head) < len(snapshotMagic)+1 || string(head[:len(snapshotMagic)]) != snapshotMagic {
-		return nil, r.Fail("not a vector cache snapshot")
-	}
-	if head[len(snapshotMagic)] != snapshotFormat {
-		return nil, r.Fail("snapshot format %d, this code reads %d", head[len(snapshotMagic)], snapshotFormat)
-	}
-	// A record takes at least 7 bytes (an id of one byte, an empty kind,
-	// key and speaker, two times, the flags), a writer at least 8 (six
-	// empty strings, a count and a set's length).
-	total, err := r.Count(7, "records")
+	// A writer takes at least 8 bytes: six empty strings, a count and a
+	// set's length.
+	total, err := r.Count(rowcodec.MinBytes, "records")
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +109,7 @@ func decode(r varint.Reader) (*Cache, error) {
 		return nil, err
 	}
 	c := &Cache{byKey: make(map[Key]vecindex.Ref, total), rows: hugepages.Make[Row](0, total), speakers: map[string]string{}}
-	kinds := map[string]memory.Kind{}
+	rd := rowcodec.Decoder{Speakers: c.speakers}
 	dims := 0
 	var prev memory.Identity
 	for i := range groups {
@@ -141,7 +123,7 @@ func decode(r varint.Reader) (*Cache, error) {
 			return nil, r.Fail("writer %+v out of order (or twice)", w)
 		}
 		prev = w
-		n, err := r.Count(7, "records of a writer")
+		n, err := r.Count(rowcodec.MinBytes, "records of a writer")
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +148,7 @@ func decode(r varint.Reader) (*Cache, error) {
 		} else {
 			go func() { done <- decodeSet(sr, base) }()
 		}
-		err = decodeRows(&r, c, w, g, c.rows[base:], kinds)
+		err = decodeRows(&r, &rd, c, w, g, c.rows[base:])
 		set := <-done
 		switch {
 		case err != nil:
@@ -212,50 +194,15 @@ func decodeSet(sr varint.Reader, base int) decodedSet {
 }
 
 // decodeRows decodes from r into rows the rows of writer w's group g.
-func decodeRows(r *varint.Reader, c *Cache, w memory.Identity, g *group, rows []Row, kinds map[string]memory.Kind) error {
+func decodeRows(r *varint.Reader, rd *rowcodec.Decoder, c *Cache, w memory.Identity, g *group, rows []Row) error {
 	base := len(c.rows) - len(rows)
 	for i := range rows {
 		row := &rows[i]
-		row.group = g
-		var err error
-		if row.ID, err = r.String("an id"); err != nil {
+		var f rowcodec.Fields
+		if err := rd.Read(r, &f); err != nil {
 			return err
 		}
-		kind, err := r.Bytes("a kind")
-		if err != nil {
-			return err
-		}
-		if row.Kind = kinds[string(kind)]; row.Kind == "" && len(kind) > 0 {
-			row.Kind = memory.Kind(kind)
-			kinds[string(row.Kind)] = row.Kind
-		}
-		if row.Key, err = r.String("a key"); err != nil {
-			return err
-		}
-		if row.Created, err = r.Varint("a creation time"); err != nil {
-			return err
-		}
-		if row.Expires, err = r.Varint("an expiry"); err != nil {
-			return err
-		}
-		speaker, err := r.Bytes("a speaker")
-		if err != nil {
-			return err
-		}
-		if len(speaker) > 0 {
-			if row.Speaker = c.speakers[string(speaker)]; row.Speaker == "" {
-				row.Speaker = string(speaker)
-				c.speakers[row.Speaker] = row.Speaker
-			}
-		}
-		flags, err := r.Uvarint("flags")
-		if err != nil {
-			return err
-		}
-		if flags&^flagAsks != 0 {
-			return r.Fail("flags %#x of record %q", flags, row.ID)
-		}
-		row.Asks = flags&flagAsks != 0
+		*row = Row{ID: f.ID, Kind: f.Kind, Key: f.Key, Speaker: f.Speaker, Created: f.Created, Expires: f.Expires, Asks: f.Asks, group: g}
 		k := Key{w.Tenant, row.ID}
 		if _, ok := c.byKey[k]; ok {
 			return r.Fail("record %q of tenant %q twice", row.ID, w.Tenant)

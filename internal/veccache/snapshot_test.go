@@ -201,7 +201,7 @@ func TestDecodeRefuses(t *testing.T) {
 		t.Fatalf("the hand-written snapshot: %v, %v", c, err)
 	}
 	flags := slices.Clone(good)
-	flags[len(flags)-1] = 2
+	flags[len(flags)-1] = 2 // the last row's flags
 	cases := map[string][]byte{
 		"no magic":             []byte("ATC\x01"),
 		"another format":       append([]byte(snapshotMagic), snapshotFormat+1),

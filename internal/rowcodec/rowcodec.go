@@ -1,0 +1,106 @@
+// Package rowcodec encodes what the in-process caches keep of a record
+// beside its text or its vector — the fields a search tests and a
+// driver.Ref carries — in the caches' snapshots (internal/textcache,
+// internal/veccache): the id, kind, key, creation time, expiry, speaker
+// and flags (1: the content asks), strings as a uvarint length and the
+// bytes, times as zig-zag varints, flags as a uvarint (package varint).
+package rowcodec
+
+import (
+	"encoding/binary"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/varint"
+)
+
+// Fields are a cached record's fields that a snapshot encodes.
+type Fields struct {
+	ID      string
+	Kind    memory.Kind
+	Key     string
+	Created int64 // unix nanoseconds
+	Expires int64 // unix nanoseconds; 0: never
+	Speaker string
+	Asks    bool
+}
+
+// MinBytes is the fewest bytes a row encodes in: empty strings, two
+// small times and the flags, a byte each.
+const MinBytes = 7
+
+const flagAsks = 1 // Fields.Asks
+
+// Append appends f's encoding to dst and returns it.
+func Append(dst []byte, f *Fields) []byte {
+	dst = varint.AppendString(dst, f.ID)
+	dst = varint.AppendString(dst, string(f.Kind))
+	dst = varint.AppendString(dst, f.Key)
+	dst = binary.AppendVarint(dst, f.Created)
+	dst = binary.AppendVarint(dst, f.Expires)
+	dst = varint.AppendString(dst, f.Speaker)
+	var flags uint64
+	if f.Asks {
+		flags |= flagAsks
+	}
+	return binary.AppendUvarint(dst, flags)
+}
+
+// Decoder reads rows, keeping one copy of each kind and each speaker's
+// name: a store has few, held by thousands of records. Its maps are made
+// on first use; a caller may set them to share its own.
+type Decoder struct {
+	Kinds    map[string]memory.Kind
+	Speakers map[string]string
+}
+
+// Read decodes the next row off r into f. It refuses, with r's Fail, a
+// row cut short or malformed, and flags it does not know.
+func (d *Decoder) Read(r *varint.Reader, f *Fields) error {
+	var err error
+	if f.ID, err = r.String("an id"); err != nil {
+		return err
+	}
+	kind, err := r.Bytes("a kind")
+	if err != nil {
+		return err
+	}
+	if f.Kind = d.Kinds[string(kind)]; f.Kind == "" && len(kind) > 0 {
+		if d.Kinds == nil {
+			d.Kinds = map[string]memory.Kind{}
+		}
+		f.Kind = memory.Kind(kind)
+		d.Kinds[string(f.Kind)] = f.Kind
+	}
+	if f.Key, err = r.String("a key"); err != nil {
+		return err
+	}
+	if f.Created, err = r.Varint("a creation time"); err != nil {
+		return err
+	}
+	if f.Expires, err = r.Varint("an expiry"); err != nil {
+		return err
+	}
+	speaker, err := r.Bytes("a speaker")
+	if err != nil {
+		return err
+	}
+	f.Speaker = ""
+	if len(speaker) > 0 {
+		if f.Speaker = d.Speakers[string(speaker)]; f.Speaker == "" {
+			if d.Speakers == nil {
+				d.Speakers = map[string]string{}
+			}
+			f.Speaker = string(speaker)
+			d.Speakers[f.Speaker] = f.Speaker
+		}
+	}
+	flags, err := r.Uvarint("flags")
+	if err != nil {
+		return err
+	}
+	if flags&^flagAsks != 0 {
+		return r.Fail("flags %#x of record %q", flags, f.ID)
+	}
+	f.Asks = flags&flagAsks != 0
+	return nil
+}
