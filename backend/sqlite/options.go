@@ -57,11 +57,12 @@ type Options struct {
 	SyncFull bool
 	// NoVectorSnapshots turns off the snapshots of the vector copy. By
 	// default, once a search has loaded the copy of 1,000 vectors or
-	// more from the records, or the copy has changed since the stored
-	// snapshot (no more often than every 30 seconds), a snapshot of it is
-	// written to the file in the background, so that the first vector
-	// search of a new process reads it instead of every record's
-	// vector: about 5 bytes a dimension and 40 more a vector, a second
-	// copy of the vectors beside the records.
+	// more from the records, or an eighth of its vectors changed since
+	// the stored snapshot (at most every 30 seconds), or any changed and
+	// the snapshot is 10 minutes old, a snapshot of it is written to the
+	// file in the background, so that the first vector search of a new
+	// process reads it instead of every record's vector while no vector
+	// changed since: about 5 bytes a dimension and 40 more a vector, a
+	// second copy of the vectors beside the records.
 	NoVectorSnapshots bool
 }

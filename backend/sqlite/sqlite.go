@@ -302,6 +302,7 @@ func start(w, r *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	if d.log == nil {
 		d.log = slog.New(slog.DiscardHandler)
 	}
+	d.vc.meter.MaxAge = vectorSnapshotMaxAge
 	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
 		After: d.maybeSnapshot, DB: d.r, Columns: selectColumns}
 	if err := d.setup(context.Background()); err != nil {

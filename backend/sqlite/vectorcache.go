@@ -41,7 +41,8 @@ type vectorCache struct {
 	loaded bool
 	epoch  int64
 	vecs   *veccache.Cache // nil until loaded
-	// meter says when a snapshot of vecs is due (vectorsnapshot.go).
+	// meter says when a snapshot of vecs is due (vectorsnapshot.go);
+	// its MaxAge is vectorSnapshotMaxAge.
 	meter textcache.Meter
 	loads int // how many times the cache was loaded, for tests
 	snaps int // how many of them read a snapshot, for tests
@@ -72,9 +73,11 @@ func (c *vectorCache) apply(epoch int64, changes []veccache.Change) {
 		c.vecs.Apply(ch)
 	}
 	c.epoch = epoch
-	// A snapshot of another epoch serves no new handle.
+	// A snapshot of another epoch serves no new handle, but unlike the
+	// text cache's a vector snapshot is large (the vectors again): it is
+	// not stored again for every change, only once many changed or
+	// vectorSnapshotMaxAge passed (see vectorsnapshot.go).
 	c.meter.Changed(len(changes))
-	c.meter.Stale()
 }
 
 // storedEpoch reads the vector epoch; 0 before any vector was stored.

@@ -15,13 +15,24 @@ import (
 )
 
 // The vector copy's snapshots (sqldriver.WriteVectorSnapshot): a copy
-// loaded from the records, or changed since the stored snapshot
-// (textcache.Meter, the text cache's policy), is encoded and stored in
-// the background after a search, tagged with the vector epoch it is
-// current at. Every transaction that changes vectors moves the epoch on
-// (settingVectorEpoch), so a new handle that finds the stored epoch
-// still the snapshot's starts from it, and any other epoch, or a damaged
-// snapshot, reads every vector.
+// loaded from the records is encoded and stored in the background after
+// a search, tagged with the vector epoch it is current at, and so is a
+// copy changed since the stored snapshot once an eighth of its vectors
+// (at least textcache.SnapshotMinChanges) changed, or once
+// vectorSnapshotMaxAge passed with any change (textcache.Meter), at most
+// every textcache.SnapshotMinInterval. Every transaction that changes
+// vectors moves the epoch on (settingVectorEpoch), so a new handle that
+// finds the stored epoch still the snapshot's starts from it, and any
+// other epoch, or a damaged snapshot, reads every vector (and then
+// stores a snapshot of what it read).
+//
+// The text cache's snapshot is stored again soon after any change; a
+// vector snapshot, which holds the vectors again, would make a store
+// being embedded write its vectors once more every half minute.
+
+// vectorSnapshotMaxAge is how old a stored vector snapshot may grow
+// while vectors change before it is stored again.
+const vectorSnapshotMaxAge = 10 * time.Minute
 
 // vectorTag is the tag of a snapshot at epoch.
 func vectorTag(epoch int64) string { return strconv.FormatInt(epoch, 10) }

@@ -218,3 +218,66 @@ func TestVectorSnapshotInBackground(t *testing.T) {
 		}
 	}
 }
+
+// TestVectorSnapshotPolicy checks when a copy that changed since its
+// snapshot stores another: not for a few changed vectors, which would
+// rewrite every vector for each, but once an eighth of them changed.
+func TestVectorSnapshotPolicy(t *testing.T) {
+	ctx := context.Background()
+	defer func(r, c int, i time.Duration) {
+		textcache.SnapshotMinRecords, textcache.SnapshotMinChanges, textcache.SnapshotMinInterval = r, c, i
+	}(textcache.SnapshotMinRecords, textcache.SnapshotMinChanges, textcache.SnapshotMinInterval)
+	textcache.SnapshotMinRecords, textcache.SnapshotMinChanges, textcache.SnapshotMinInterval = 1, 1, 0
+	d, err := Open(filepath.Join(t.TempDir(), "policy.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	generation := func() string {
+		t.Helper()
+		var v string
+		if err := d.r.Get(&v, `SELECT coalesce((SELECT json_extract(value, '$.generation') FROM memory_settings WHERE name = ?), '')`, sqldriver.SettingVectorSnapshot); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	// search searches, and waits for the snapshot it may have started.
+	search := func() {
+		t.Helper()
+		if _, err := d.RankVector(ctx, textQuery, queriesOf(1)[0], 5); err != nil {
+			t.Fatal(err)
+		}
+		d.chores.Wait()
+	}
+	if err := d.Put(ctx, vectorRecords("a", 400, 1)); err != nil {
+		t.Fatal(err)
+	}
+	search()
+	first := generation()
+	if first == "" {
+		t.Fatal("a copy loaded from the records stored no snapshot")
+	}
+	if err := d.Put(ctx, vectorRecords("a", 10, 2)); err != nil { // 10 of 400 replaced
+		t.Fatal(err)
+	}
+	search()
+	if g := generation(); g != first {
+		t.Fatal("10 changed vectors of 400 stored the snapshot again")
+	}
+	if err := d.Put(ctx, vectorRecords("b", 60, 3)); err != nil { // 70 of 460 changed since
+		t.Fatal(err)
+	}
+	search()
+	if g := generation(); g == first {
+		t.Fatal("an eighth of the vectors changed and the snapshot was not stored again")
+	}
+}
+
+// queriesOf returns n query vectors.
+func queriesOf(n int) [][]float32 {
+	out := make([][]float32, n)
+	for i, r := range vectorRecords("q", n, 77) {
+		out[i] = r.Vector
+	}
+	return out
+}

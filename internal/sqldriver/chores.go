@@ -55,3 +55,7 @@ func (c *Chores) Stop() {
 	c.mu.Unlock()
 	c.wg.Wait()
 }
+
+// Wait waits for the chores running to return, without cancelling them.
+// No Start may run concurrently with it (as sync.WaitGroup requires).
+func (c *Chores) Wait() { c.wg.Wait() }
