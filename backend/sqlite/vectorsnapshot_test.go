@@ -281,3 +281,53 @@ func queriesOf(n int) [][]float32 {
 	}
 	return out
 }
+
+// TestVectorSnapshotLarge checks that a snapshot of several chunks
+// (sqldriver.SnapshotChunkBytes each, each written in a transaction of
+// its own) is read back whole by a new handle.
+func TestVectorSnapshotLarge(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "large.db")
+	d, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	rnd := rand.New(rand.NewPCG(8, 9))
+	recs := snapshotRecords("big", 600, 4)
+	for i := range recs {
+		recs[i].Vector = make([]float32, 512)
+		for j := range recs[i].Vector {
+			recs[i].Vector[j] = rnd.Float32() - 0.5
+		}
+	}
+	if err := d.Put(ctx, recs); err != nil {
+		t.Fatal(err)
+	}
+	want, err := d.RankVector(ctx, textQuery, recs[3].Vector, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.storeVectorSnapshot(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var chunks, largest int
+	if err := d.r.QueryRow(`SELECT count(*), max(length(data)) FROM memory_vector_snapshots`).Scan(&chunks, &largest); err != nil {
+		t.Fatal(err)
+	}
+	if chunks < 2 || largest != sqldriver.SnapshotChunkBytes {
+		t.Fatalf("%d chunks of at most %d bytes: not the several full chunks the test needs", chunks, largest)
+	}
+	nd, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nd.Close()
+	got, err := nd.RankVector(ctx, textQuery, recs[3].Vector, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nd.vc.snaps != 1 || !slices.Equal(got, want) {
+		t.Fatalf("a new handle read %d snapshots and ranks otherwise", nd.vc.snaps)
+	}
+}
