@@ -84,9 +84,9 @@ const (
 	sizeChunksSQL = `SELECT count(*), coalesce(sum(length(data)), 0) FROM TABLE WHERE generation = ?`
 )
 
-// sql returns statement, of the statements above, on st's table, with
+// storeSQL returns statement, of the statements above, on st's table, with
 // the dialect's placeholders.
-func (s *SQL) sql(st snapshotStore, statement string) string {
+func (s *SQL) storeSQL(st snapshotStore, statement string) string {
 	return s.d.rebind(strings.ReplaceAll(statement, "TABLE", st.table))
 }
 
@@ -112,7 +112,7 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 		chunk := data[:min(len(data), SnapshotChunkBytes)]
 		data = data[len(chunk):]
 		err := inTx(ctx, func(q Queryer) error {
-			_, err := q.ExecContext(ctx, s.sql(st, insertChunkSQL), hdr.Generation, seq, chunk)
+			_, err := q.ExecContext(ctx, s.storeSQL(st, insertChunkSQL), hdr.Generation, seq, chunk)
 			return err
 		})
 		if err != nil {
@@ -126,7 +126,7 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 	}
 	err = inTx(ctx, func(q Queryer) error {
 		var n int
-		if err := q.QueryRowContext(ctx, s.sql(st, countChunksSQL), hdr.Generation).Scan(&n); err != nil {
+		if err := q.QueryRowContext(ctx, s.storeSQL(st, countChunksSQL), hdr.Generation).Scan(&n); err != nil {
 			return err
 		}
 		if n != hdr.Chunks {
@@ -135,7 +135,7 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 		if _, err := q.ExecContext(ctx, s.d.rebind(setSettingSQL), st.setting, string(desc)); err != nil {
 			return err
 		}
-		_, err := q.ExecContext(ctx, s.sql(st, dropOthersSQL), hdr.Generation)
+		_, err := q.ExecContext(ctx, s.storeSQL(st, dropOthersSQL), hdr.Generation)
 		return err
 	})
 	if errors.Is(err, errSnapshotGone) {
@@ -174,7 +174,7 @@ func readSnapshot[T any](ctx context.Context, s *SQL, q Queryer, st snapshotStor
 	// The buffer is allocated for the length described, once the chunks
 	// are known to add up to it: the description may lie.
 	var chunks, bytes int64
-	if err := q.QueryRowContext(ctx, s.sql(st, sizeChunksSQL), hdr.Generation).Scan(&chunks, &bytes); err != nil {
+	if err := q.QueryRowContext(ctx, s.storeSQL(st, sizeChunksSQL), hdr.Generation).Scan(&chunks, &bytes); err != nil {
 		return zero, hdr, err
 	}
 	if chunks != int64(hdr.Chunks) || bytes != int64(hdr.Bytes) {
@@ -207,7 +207,7 @@ func readSnapshot[T any](ctx context.Context, s *SQL, q Queryer, st snapshotStor
 // readChunks writes the chunks of generation to stream, in order, and
 // returns how many it read.
 func (s *SQL) readChunks(ctx context.Context, q Queryer, st snapshotStore, generation int64, stream *varint.Stream) (int, error) {
-	rows, err := q.QueryContext(ctx, s.sql(st, readChunksSQL), generation)
+	rows, err := q.QueryContext(ctx, s.storeSQL(st, readChunksSQL), generation)
 	if err != nil {
 		return 0, err
 	}
