@@ -1,6 +1,6 @@
 // Package rowcodec encodes what the in-process caches keep of a record
-// beside its text or its vector — the fields a search tests and a
-// driver.Ref carries — in the caches' snapshots (internal/textcache,
+// beside its text or its vector — its writer's identity, and the fields a
+// search tests and a driver.Ref carries — in the caches' snapshots (internal/textcache,
 // internal/veccache): the id, kind, key, creation time, expiry, speaker
 // and flags (1: the content asks), strings as a uvarint length and the
 // bytes, times as zig-zag varints, flags as a uvarint (package varint).
@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/varint"
+	"github.com/agentmem/memory/internal/writers"
 )
 
 // Fields are a cached record's fields that a snapshot encodes.
@@ -103,4 +104,25 @@ func (d *Decoder) Read(r *varint.Reader, f *Fields) error {
 	}
 	f.Asks = flags&flagAsks != 0
 	return nil
+}
+
+// AppendIdentity appends a writer's identity, its fields in the order of
+// writers.Fields, to dst and returns it.
+func AppendIdentity(dst []byte, w memory.Identity) []byte {
+	for _, s := range writers.Fields(&w) {
+		dst = varint.AppendString(dst, *s)
+	}
+	return dst
+}
+
+// ReadIdentity reads an identity AppendIdentity wrote off r.
+func ReadIdentity(r *varint.Reader) (memory.Identity, error) {
+	var w memory.Identity
+	for _, s := range writers.Fields(&w) {
+		var err error
+		if *s, err = r.String("an identity"); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
 }

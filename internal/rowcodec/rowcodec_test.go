@@ -70,3 +70,20 @@ func TestRefuses(t *testing.T) {
 		t.Errorf("unknown flags: %v", err)
 	}
 }
+
+// TestIdentity checks that an identity reads back as written, and that
+// one cut short is a Fail error.
+func TestIdentity(t *testing.T) {
+	w := memory.Identity{Tenant: "t", User: "u", Agent: "", Instance: "i", Squad: "sq", Session: "s"}
+	data := AppendIdentity(nil, w)
+	r := varint.Reader{B: data, Fail: fail}
+	if got, err := ReadIdentity(&r); err != nil || got != w || r.Left() != 0 {
+		t.Fatalf("ReadIdentity = %+v, %v (%d bytes left); wrote %+v", got, err, r.Left(), w)
+	}
+	for n := range len(data) {
+		r := varint.Reader{B: data[:n], Fail: fail}
+		if _, err := ReadIdentity(&r); !errors.Is(err, errFail) {
+			t.Errorf("cut after %d bytes: %v", n, err)
+		}
+	}
+}

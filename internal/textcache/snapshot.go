@@ -52,9 +52,7 @@ func (c *Cache) Encode(dst []byte) []byte {
 	var index []byte
 	for _, w := range ws {
 		g, _ := c.groups.Get(w)
-		for _, s := range writers.Fields(&w) {
-			dst = varint.AppendString(dst, *s)
-		}
+		dst = rowcodec.AppendIdentity(dst, w)
 		var refs []*Row
 		index, refs = g.x.Encode(index[:0])
 		dst = binary.AppendUvarint(dst, uint64(len(refs)))
@@ -120,11 +118,9 @@ func decode(d varint.Reader) (*Cache, error) {
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
 	rd := rowDecoder{c: c, d: rowcodec.Decoder{Speakers: c.speakers}}
 	for range groups {
-		var w memory.Identity
-		for _, s := range writers.Fields(&w) {
-			if *s, err = d.String("an identity"); err != nil {
-				return nil, err
-			}
+		w, err := rowcodec.ReadIdentity(&d)
+		if err != nil {
+			return nil, err
 		}
 		if _, ok := c.groups.Get(w); ok {
 			return nil, d.Fail("writer %+v twice", w)

@@ -54,9 +54,7 @@ func (c *Cache) Encode(dst []byte) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(ws)))
 	for _, w := range ws {
 		g, _ := c.groups.Get(w)
-		for _, s := range writers.Fields(&w) {
-			dst = varint.AppendString(dst, *s)
-		}
+		dst = rowcodec.AppendIdentity(dst, w)
 		dst = binary.AppendUvarint(dst, uint64(g.set.Len()))
 		dst = binary.AppendUvarint(dst, uint64(g.set.EncodedLen()))
 		var refs []vecindex.Ref
@@ -74,10 +72,10 @@ func (c *Cache) Encode(dst []byte) []byte {
 // memory.ErrInvalidArgument, anything Encode could not have written:
 // another magic or format, counts the remaining bytes cannot hold, a
 // writer or a record twice, writers out of identity order, a writer
-// without records, a set of another
-// row count or dimension than the cache's others, a set
-// vecindex.DecodeSet refuses, bytes left over. Whatever the input, it
-// allocates memory in proportion to len(data), and never panics.
+// without records, a set of another row count or dimension than the
+// cache's others, a set vecindex.DecodeSet refuses, bytes left over.
+// Whatever the input, it allocates memory in proportion to len(data),
+// and never panics.
 func Decode(data []byte) (*Cache, error) {
 	return decode(varint.Reader{B: data, Fail: failDecode})
 }
@@ -113,11 +111,9 @@ func decode(r varint.Reader) (*Cache, error) {
 	dims := 0
 	var prev memory.Identity
 	for i := range groups {
-		var w memory.Identity
-		for _, s := range writers.Fields(&w) {
-			if *s, err = r.String("an identity"); err != nil {
-				return nil, err
-			}
+		w, err := rowcodec.ReadIdentity(&r)
+		if err != nil {
+			return nil, err
 		}
 		if i > 0 && writers.Compare(prev, w) >= 0 {
 			return nil, r.Fail("writer %+v out of order (or twice)", w)
