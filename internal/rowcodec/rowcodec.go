@@ -8,13 +8,19 @@ package rowcodec
 
 import (
 	"encoding/binary"
+	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/varint"
 	"github.com/agentmem/memory/internal/writers"
 )
 
-// Fields are a cached record's fields that a snapshot encodes.
+// Fields are what the text cache and the vector copy keep of a record
+// beside its writer and its text or vector (each cache's Row holds them,
+// with its own bookkeeping), and what their snapshots encode of it: what
+// a query's kinds, key, ids and expiry test, List order for ties, and
+// the rest of the record's driver.Ref.
 type Fields struct {
 	ID      string
 	Kind    memory.Kind
@@ -125,4 +131,19 @@ func ReadIdentity(r *varint.Reader) (memory.Identity, error) {
 		}
 	}
 	return w, nil
+}
+
+// Of returns the Fields of rec.
+func Of(rec memory.Record) Fields {
+	f := Fields{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano(),
+		Speaker: rec.Metadata[memory.SpeakerKey], Asks: driver.Asks(rec.Content)}
+	if !rec.Expires.IsZero() {
+		f.Expires = rec.Expires.UnixNano()
+	}
+	return f
+}
+
+// Ref returns the driver.Ref of the record f is, written by w.
+func (f *Fields) Ref(w memory.Identity) driver.Ref {
+	return driver.Ref{ID: f.ID, Kind: f.Kind, Identity: w, Created: time.Unix(0, f.Created).UTC(), Speaker: f.Speaker, Asks: f.Asks}
 }

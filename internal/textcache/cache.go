@@ -2,9 +2,9 @@ package textcache
 
 import (
 	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/idmap"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/writers"
 )
 
@@ -16,15 +16,9 @@ type Key struct{ Tenant, ID string }
 // for ties, and the rest of the record's driver.Ref. The cache keeps each
 // writer's identity once, for all the writer's rows.
 type Row struct {
-	ID      string
-	Kind    memory.Kind
-	Key     string
-	Created int64 // unix nanoseconds
-	Expires int64 // unix nanoseconds; 0: never
-	Speaker string
-	Asks    bool
-	doc     int32 // its document id in its writer's index (lexical.NewSlottedIndex)
-	g       *group
+	rowcodec.Fields
+	doc int32 // its document id in its writer's index (lexical.NewSlottedIndex)
+	g   *group
 	// sameHash is the next row of the Cache's byKey slot (idmap).
 	sameHash *Row
 }
@@ -45,14 +39,7 @@ type group struct {
 }
 
 // RowOf returns the Row of rec, which the caller has validated.
-func RowOf(rec memory.Record) *Row {
-	row := &Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Created: rec.Created.UnixNano(),
-		Speaker: rec.Metadata[memory.SpeakerKey], Asks: driver.Asks(rec.Content)}
-	if !rec.Expires.IsZero() {
-		row.Expires = rec.Expires.UnixNano()
-	}
-	return row
-}
+func RowOf(rec memory.Record) *Row { return &Row{Fields: rowcodec.Of(rec)} }
 
 // Change is one record a committed write stored or removed.
 type Change struct {

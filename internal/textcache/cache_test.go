@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/lexical"
+	"github.com/agentmem/memory/internal/rowcodec"
 )
 
 // stored is a record as the test's reference holds it.
@@ -54,9 +55,9 @@ func TestSearchMatchesReference(t *testing.T) {
 			}
 			delete(ref, k)
 		default:
-			row := &Row{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
+			row := &Row{Fields: rowcodec.Fields{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
 				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50)),
-				Speaker: []string{"", "Ann", "Bo"}[rnd.IntN(3)], Asks: rnd.IntN(4) == 0}
+				Speaker: []string{"", "Ann", "Bo"}[rnd.IntN(3)], Asks: rnd.IntN(4) == 0}}
 			if rnd.IntN(6) == 0 {
 				row.Expires = int64(1 + rnd.IntN(100))
 			}
@@ -168,8 +169,8 @@ func TestPutMovesAcrossWriters(t *testing.T) {
 	c := New()
 	a := memory.Identity{Tenant: "t", User: "a"}
 	b := memory.Identity{Tenant: "t", User: "b"}
-	c.Put(a, &Row{ID: "x"}, "parcel")
-	c.Put(b, &Row{ID: "x"}, "parcel")
+	c.Put(a, &Row{Fields: rowcodec.Fields{ID: "x"}}, "parcel")
+	c.Put(b, &Row{Fields: rowcodec.Fields{ID: "x"}}, "parcel")
 	qa := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: a}}
 	if found, _ := c.Search(qa, "parcel", 5, 0); len(found) != 0 {
 		t.Errorf("writer a's search found %v after x moved to writer b", found)

@@ -2,7 +2,6 @@ package textcache
 
 import (
 	"slices"
-	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
@@ -73,7 +72,4 @@ func (c *Cache) WriterRefs(q driver.Query, writers []memory.Identity, now int64)
 }
 
 // ref returns the driver.Ref of the record r is.
-func (r *Row) ref() driver.Ref {
-	return driver.Ref{ID: r.ID, Kind: r.Kind, Identity: r.g.id, Created: time.Unix(0, r.Created).UTC(),
-		Speaker: r.Speaker, Asks: r.Asks}
-}
+func (r *Row) ref() driver.Ref { return r.Fields.Ref(r.g.id) }

@@ -59,8 +59,7 @@ func (c *Cache) Encode(dst []byte) []byte {
 		dst = binary.AppendUvarint(dst, uint64(len(index)))
 		dst = append(dst, index...)
 		for _, r := range refs {
-			dst = rowcodec.Append(dst, &rowcodec.Fields{ID: r.ID, Kind: r.Kind, Key: r.Key, Created: r.Created, Expires: r.Expires,
-				Speaker: r.Speaker, Asks: r.Asks})
+			dst = rowcodec.Append(dst, &r.Fields)
 		}
 	}
 	return dst
@@ -179,11 +178,9 @@ type rowDecoder struct {
 func (rd *rowDecoder) row(d *varint.Reader, w memory.Identity, g *group, r *Row) error {
 	c := rd.c
 	r.g = g
-	var f rowcodec.Fields
-	if err := rd.d.Read(d, &f); err != nil {
+	if err := rd.d.Read(d, &r.Fields); err != nil {
 		return err
 	}
-	r.ID, r.Kind, r.Key, r.Created, r.Expires, r.Speaker, r.Asks = f.ID, f.Kind, f.Key, f.Created, f.Expires, f.Speaker, f.Asks
 	h := c.byKey.Hash(w.Tenant, r.ID)
 	if c.byKey.GetHashed(h, w.Tenant, r.ID) != nil {
 		return d.Fail("record %q of tenant %q twice", r.ID, w.Tenant)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/varint"
 	"github.com/agentmem/memory/internal/varint/varinttest"
 )
@@ -24,9 +25,9 @@ func randomCache(rnd *rand.Rand, n int) (*Cache, map[Key]stored) {
 	ref := map[Key]stored{}
 	for range n {
 		w := writers[rnd.IntN(len(writers))]
-		row := &Row{ID: fmt.Sprintf("r%04d", rnd.IntN(n/2+1)), Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
+		row := &Row{Fields: rowcodec.Fields{ID: fmt.Sprintf("r%04d", rnd.IntN(n/2+1)), Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
 			Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: rnd.Int64N(1 << 50),
-			Speaker: []string{"", "Ann", "Bo Li"}[rnd.IntN(3)], Asks: rnd.IntN(3) == 0}
+			Speaker: []string{"", "Ann", "Bo Li"}[rnd.IntN(3)], Asks: rnd.IntN(3) == 0}}
 		if rnd.IntN(4) == 0 {
 			row.Expires = rnd.Int64N(1 << 50)
 		}
@@ -112,10 +113,10 @@ func TestSnapshotRoundTrip(t *testing.T) {
 	}
 	for range 500 {
 		w := memory.Identity{Tenant: "a", User: "u0", Session: "s0"}
-		row := &Row{ID: fmt.Sprintf("r%04d", rnd.IntN(2000)), Kind: memory.KindFact}
+		row := &Row{Fields: rowcodec.Fields{ID: fmt.Sprintf("r%04d", rnd.IntN(2000)), Kind: memory.KindFact}}
 		text := randomText(rnd)
 		c.Put(w, row, text)
-		d.Put(w, &Row{ID: row.ID, Kind: row.Kind}, text)
+		d.Put(w, &Row{Fields: rowcodec.Fields{ID: row.ID, Kind: row.Kind}}, text)
 		k := Key{"b", fmt.Sprintf("r%04d", rnd.IntN(1500))}
 		if c.Remove(k) != d.Remove(k) {
 			t.Fatalf("Remove(%v) disagrees between the original and the decoded cache", k)
@@ -220,6 +221,6 @@ func FuzzDecode(f *testing.F) {
 			c.Remove(Key{r.g.id.Tenant, r.ID})
 			break
 		}
-		c.Put(memory.Identity{Tenant: "a"}, &Row{ID: "new"}, "parcel")
+		c.Put(memory.Identity{Tenant: "a"}, &Row{Fields: rowcodec.Fields{ID: "new"}}, "parcel")
 	})
 }

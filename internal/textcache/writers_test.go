@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/writers"
 )
 
@@ -42,7 +43,7 @@ func TestWriters(t *testing.T) {
 		}
 		w.Tenant = pool[1+rnd.IntN(len(pool)-1)]
 		// Ids repeat, so a Put may move a record to another writer.
-		row := &Row{ID: fmt.Sprintf("r%d", rnd.IntN(2000)), Kind: memory.KindFact}
+		row := &Row{Fields: rowcodec.Fields{ID: fmt.Sprintf("r%d", rnd.IntN(2000)), Kind: memory.KindFact}}
 		c.Put(w, row, randomText(rnd))
 		held[Key{w.Tenant, row.ID}] = w
 		if rnd.IntN(3) == 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/internal/rowcodec"
 )
 
 // benchCache returns a cache of n records of dims dimensions, of one
@@ -20,7 +21,7 @@ func benchCache(n, dims int) *Cache {
 		for j := range vec {
 			vec[j] = rnd.Float32()*2 - 1
 		}
-		c.Put(w, Row{ID: fmt.Sprintf("rec-%08d", i), Kind: memory.KindFact, Speaker: "Caroline", Created: int64(i) * 1e9}, vec)
+		c.Put(w, Row{Fields: rowcodec.Fields{ID: fmt.Sprintf("rec-%08d", i), Kind: memory.KindFact, Speaker: "Caroline", Created: int64(i) * 1e9}}, vec)
 	}
 	return c
 }

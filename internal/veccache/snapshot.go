@@ -61,8 +61,7 @@ func (c *Cache) Encode(dst []byte) []byte {
 		dst, refs = g.set.Encode(dst)
 		for _, ref := range refs {
 			r := &c.rows[ref]
-			dst = rowcodec.Append(dst, &rowcodec.Fields{ID: r.ID, Kind: r.Kind, Key: r.Key, Created: r.Created, Expires: r.Expires,
-				Speaker: r.Speaker, Asks: r.Asks})
+			dst = rowcodec.Append(dst, &r.Fields)
 		}
 	}
 	return dst
@@ -194,11 +193,10 @@ func decodeRows(r *varint.Reader, rd *rowcodec.Decoder, c *Cache, w memory.Ident
 	base := len(c.rows) - len(rows)
 	for i := range rows {
 		row := &rows[i]
-		var f rowcodec.Fields
-		if err := rd.Read(r, &f); err != nil {
+		row.group = g
+		if err := rd.Read(r, &row.Fields); err != nil {
 			return err
 		}
-		*row = Row{ID: f.ID, Kind: f.Kind, Key: f.Key, Speaker: f.Speaker, Created: f.Created, Expires: f.Expires, Asks: f.Asks, group: g}
 		k := Key{w.Tenant, row.ID}
 		if _, ok := c.byKey[k]; ok {
 			return r.Fail("record %q of tenant %q twice", row.ID, w.Tenant)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/varint"
 	"github.com/agentmem/memory/internal/varint/varinttest"
 	"github.com/agentmem/memory/internal/vecindex"
@@ -36,8 +37,8 @@ func randomCache(rnd *rand.Rand, n, dims int) (*Cache, map[Key]held) {
 	model := map[Key]held{}
 	for range n {
 		w := snapshotIdentity(rnd)
-		row := Row{ID: fmt.Sprint("r", rnd.IntN(max(1, n/2))), Kind: snapshotKinds[rnd.IntN(3)], Key: snapshotPool[rnd.IntN(3)],
-			Speaker: snapshotPool[rnd.IntN(3)], Created: int64(rnd.IntN(50)) - 10, Asks: rnd.IntN(2) == 0}
+		row := Row{Fields: rowcodec.Fields{ID: fmt.Sprint("r", rnd.IntN(max(1, n/2))), Kind: snapshotKinds[rnd.IntN(3)], Key: snapshotPool[rnd.IntN(3)],
+			Speaker: snapshotPool[rnd.IntN(3)], Created: int64(rnd.IntN(50)) - 10, Asks: rnd.IntN(2) == 0}}
 		if rnd.IntN(4) == 0 {
 			row.Expires = int64(1 + rnd.IntN(100))
 		}
@@ -129,7 +130,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 				}
 				for i := range 200 {
 					w := snapshotIdentity(rnd)
-					row := Row{ID: fmt.Sprint("r", rnd.IntN(max(1, n/2)+50)), Kind: memory.KindFact, Created: int64(i)}
+					row := Row{Fields: rowcodec.Fields{ID: fmt.Sprint("r", rnd.IntN(max(1, n/2)+50)), Kind: memory.KindFact, Created: int64(i)}}
 					k := Key{w.Tenant, row.ID}
 					if rnd.IntN(3) == 0 {
 						d.Remove(k)
@@ -266,7 +267,7 @@ func FuzzDecode(f *testing.F) {
 			if _, err := c.Search(q, randomVector(rnd, some.set.Dims()), 5, 0); err != nil {
 				t.Fatal(err)
 			}
-			c.Put(some.id, Row{ID: "new"}, randomVector(rnd, some.set.Dims()))
+			c.Put(some.id, Row{Fields: rowcodec.Fields{ID: "new"}}, randomVector(rnd, some.set.Dims()))
 		}
 		for k := range c.byKey {
 			c.Remove(k)

@@ -8,10 +8,10 @@ package veccache
 
 import (
 	"slices"
-	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/vecindex"
 	"github.com/agentmem/memory/internal/writers"
 )
@@ -23,31 +23,15 @@ type Key struct{ Tenant, ID string }
 // writer: what the query's kinds, key, ids and expiry test, List order
 // for ties, and the rest of the record's driver.Ref.
 type Row struct {
-	ID      string
-	Kind    memory.Kind
-	Key     string
-	Speaker string // Metadata[memory.SpeakerKey]
-	Created int64  // unix nanoseconds
-	Expires int64  // unix nanoseconds; 0: never
-	Asks    bool   // driver.Asks(Content)
-	group   *group
+	rowcodec.Fields // Speaker is Metadata[memory.SpeakerKey], Asks driver.Asks(Content)
+	group           *group
 }
 
 // RowOf returns the Row of rec.
-func RowOf(rec memory.Record) Row {
-	row := Row{ID: rec.ID, Kind: rec.Kind, Key: rec.Key, Speaker: rec.Metadata[memory.SpeakerKey],
-		Created: rec.Created.UnixNano(), Asks: driver.Asks(rec.Content)}
-	if !rec.Expires.IsZero() {
-		row.Expires = rec.Expires.UnixNano()
-	}
-	return row
-}
+func RowOf(rec memory.Record) Row { return Row{Fields: rowcodec.Of(rec)} }
 
 // ref returns the driver.Ref of the record row is.
-func (row *Row) ref() driver.Ref {
-	return driver.Ref{ID: row.ID, Kind: row.Kind, Identity: row.group.id, Created: time.Unix(0, row.Created).UTC(),
-		Speaker: row.Speaker, Asks: row.Asks}
-}
+func (row *Row) ref() driver.Ref { return row.Fields.Ref(row.group.id) }
 
 // Change is one record a committed write stored or removed.
 type Change struct {

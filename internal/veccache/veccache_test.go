@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/rowcodec"
 	"github.com/agentmem/memory/internal/vecmath"
 )
 
@@ -72,8 +73,8 @@ func TestSearchMatchesReference(t *testing.T) {
 	}
 	for i := range 4000 {
 		w := randomIdentity()
-		row := Row{ID: fmt.Sprint("r", rnd.IntN(600)), Kind: kinds[rnd.IntN(len(kinds))], Key: pool[rnd.IntN(3)],
-			Speaker: pool[rnd.IntN(3)], Created: int64(rnd.IntN(50)), Asks: rnd.IntN(2) == 0}
+		row := Row{Fields: rowcodec.Fields{ID: fmt.Sprint("r", rnd.IntN(600)), Kind: kinds[rnd.IntN(len(kinds))], Key: pool[rnd.IntN(3)],
+			Speaker: pool[rnd.IntN(3)], Created: int64(rnd.IntN(50)), Asks: rnd.IntN(2) == 0}}
 		if rnd.IntN(4) == 0 {
 			row.Expires = int64(1 + rnd.IntN(100))
 		}
@@ -141,12 +142,12 @@ func TestSearchMatchesReference(t *testing.T) {
 func TestPutRefusesUnscorable(t *testing.T) {
 	var c Cache
 	w := memory.Identity{Tenant: "t"}
-	c.Put(w, Row{ID: "a"}, []float32{1, 0})
-	c.Put(w, Row{ID: "a"}, []float32{0, 0})
+	c.Put(w, Row{Fields: rowcodec.Fields{ID: "a"}}, []float32{1, 0})
+	c.Put(w, Row{Fields: rowcodec.Fields{ID: "a"}}, []float32{0, 0})
 	if c.Len() != 0 || c.groups.Len() != 0 {
 		t.Fatalf("a zero vector replaced a stored one: %d vectors, %d writers", c.Len(), c.groups.Len())
 	}
-	c.Put(w, Row{ID: "b"}, []float32{1, 0})
+	c.Put(w, Row{Fields: rowcodec.Fields{ID: "b"}}, []float32{1, 0})
 	got, err := c.Search(driver.Query{Filter: memory.Filter{Identity: w, Match: memory.FieldTenant}}, []float32{1, 1}, 5, 0)
 	if err != nil || len(got) != 1 || got[0].Ref.ID != "b" {
 		t.Fatalf("Search = %v, %v; want b alone", got, err)
@@ -165,7 +166,7 @@ func TestReserve(t *testing.T) {
 	c.Reserve(b, 2, 5)
 	c.Reserve(a, 0, 3) // refused: no dimension
 	for i := range 3 {
-		c.Put(a, Row{ID: fmt.Sprint("a", i), Created: int64(i)}, []float32{1, float32(i)})
+		c.Put(a, Row{Fields: rowcodec.Fields{ID: fmt.Sprint("a", i), Created: int64(i)}}, []float32{1, float32(i)})
 	}
 	if c.Len() != 3 {
 		t.Fatalf("%d vectors, want 3", c.Len())
