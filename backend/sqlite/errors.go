@@ -14,7 +14,7 @@ import (
 
 // sq is the SQL this driver shares with the PostgreSQL driver, in
 // SQLite's dialect.
-var sq = sqldriver.New(sqldriver.Dialect{Name: "sqlite", Kind: kindOf, PinIndex: true, DecodeVector: decodeVector})
+var sq = sqldriver.New(sqldriver.Dialect{Name: "sqlite", Kind: kindOf, PinIndex: true, DecodeVector: decodeVector, Blobs: blobsOn})
 
 // classify wraps a native error with the memory sentinel kindOf gives it;
 // see sqldriver.Classify.

@@ -177,6 +177,11 @@ func Open(path string, opt Options) (*Driver, error) {
 	if opt.SyncFull {
 		syncMode = "FULL"
 	}
+	// Snapshots are read in place (blobs.go) on connections opened once
+	// this has run; without it they are read through database/sql.
+	if err := registerBlobs(); err != nil && opt.Logger != nil {
+		opt.Logger.Warn("sqlite: reading snapshots without SQLite's blob I/O", "err", err)
+	}
 	common := url.Values{}
 	common.Set("_busy_timeout", strconv.FormatInt(busy.Milliseconds(), 10))
 	common.Set("_stmt_cache_size", strconv.Itoa(stmtCacheSize))

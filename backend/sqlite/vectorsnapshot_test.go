@@ -323,11 +323,16 @@ func TestVectorSnapshotLarge(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer nd.Close()
+	before := blobReads.Load()
 	got, err := nd.RankVector(ctx, textQuery, recs[3].Vector, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if nd.vc.snaps != 1 || !slices.Equal(got, want) {
 		t.Fatalf("a new handle read %d snapshots and ranks otherwise", nd.vc.snaps)
+	}
+	// The chunks were read in place (blobs.go), not through database/sql.
+	if read := blobReads.Load() - before; read < int64(chunks) {
+		t.Errorf("%d of the snapshot's %d chunks were read in place", read, chunks)
 	}
 }

@@ -43,7 +43,19 @@ type Dialect struct {
 	LockRow string
 	// DecodeVector decodes the vector column of ScanRecord's rows.
 	DecodeVector func([]byte) ([]float32, error)
+	// Blobs, when set, returns a reader of blobs in place on q, a
+	// connection the caller holds inside a read transaction, or nil when
+	// q cannot read them so: a stored snapshot's chunks are then read by
+	// rowid straight into the snapshot's buffer (SQLite's incremental
+	// blob I/O) instead of through database/sql, which hands each chunk
+	// over in a fresh copy. Nil (PostgreSQL): through database/sql.
+	Blobs func(ctx context.Context, q Queryer) BlobReader
 }
+
+// A BlobReader reads the blob in column of the row rowid of table into
+// dst, which must be exactly as long as the blob; a blob of another
+// length is an error.
+type BlobReader func(table, column string, rowid int64, dst []byte) error
 
 // SQL is the shared implementation in one dialect: the statement texts,
 // built once by New, and the code that builds and runs them. It is safe

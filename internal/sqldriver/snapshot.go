@@ -81,6 +81,9 @@ const (
 	ON CONFLICT (name) DO UPDATE SET value = excluded.value`
 	dropOthersSQL = `DELETE FROM TABLE WHERE generation <> ?`
 	readChunksSQL = `SELECT data FROM TABLE WHERE generation = ? ORDER BY seq`
+	// The chunks by rowid, for a dialect that reads blobs in place
+	// (Dialect.Blobs, SQLite); length() reads no blob's content.
+	chunkRowsSQL  = `SELECT rowid, length(data) FROM TABLE WHERE generation = ? ORDER BY seq`
 	sizeChunksSQL = `SELECT count(*), coalesce(sum(length(data)), 0) FROM TABLE WHERE generation = ?`
 )
 
@@ -207,6 +210,11 @@ func readSnapshot[T any](ctx context.Context, s *SQL, q Queryer, st snapshotStor
 // readChunks writes the chunks of generation to stream, in order, and
 // returns how many it read.
 func (s *SQL) readChunks(ctx context.Context, q Queryer, st snapshotStore, generation int64, stream *varint.Stream) (int, error) {
+	if s.d.Blobs != nil {
+		if read := s.d.Blobs(ctx, q); read != nil {
+			return s.readChunksInPlace(ctx, q, st, generation, stream, read)
+		}
+	}
 	rows, err := q.QueryContext(ctx, s.storeSQL(st, readChunksSQL), generation)
 	if err != nil {
 		return 0, err
@@ -224,4 +232,45 @@ func (s *SQL) readChunks(ctx context.Context, q Queryer, st snapshotStore, gener
 		n++
 	}
 	return n, rows.Err()
+}
+
+// readChunksInPlace is readChunks through read: each chunk is read by its
+// rowid straight into the stream's buffer.
+func (s *SQL) readChunksInPlace(ctx context.Context, q Queryer, st snapshotStore, generation int64, stream *varint.Stream, read BlobReader) (int, error) {
+	type chunk struct {
+		rowid int64
+		n     int
+	}
+	var chunks []chunk
+	rows, err := q.QueryContext(ctx, s.storeSQL(st, chunkRowsSQL), generation)
+	if err != nil {
+		return 0, err
+	}
+	for rows.Next() {
+		var c chunk
+		if err := rows.Scan(&c.rowid, &c.n); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		chunks = append(chunks, c)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for i, c := range chunks {
+		if err := ctx.Err(); err != nil {
+			return i, err
+		}
+		err := stream.Fill(c.n, func(dst []byte) error { return read(st.table, "data", c.rowid, dst) })
+		if errors.Is(err, varint.ErrStreamFull) {
+			return i, fmt.Errorf("the %s snapshot holds more than the %d bytes described", st.what, stream.Len())
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(chunks), nil
 }

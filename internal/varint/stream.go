@@ -39,16 +39,35 @@ func (s *Stream) Len() int { return cap(s.all) }
 // with ErrStreamFull and writing nothing, bytes beyond the stream's
 // length. Only one goroutine writes, and not after End.
 func (s *Stream) Write(p []byte) (int, error) {
-	if len(p) > cap(s.all)-s.wrote {
-		return 0, ErrStreamFull
+	err := s.Fill(len(p), func(dst []byte) error {
+		copy(dst, p)
+		return nil
+	})
+	if err != nil {
+		return 0, err
 	}
-	copy(s.all[s.wrote:cap(s.all)], p)
-	s.wrote += len(p)
+	return len(p), nil
+}
+
+// Fill has fill write the stream's next n bytes in place, in the buffer,
+// and then lets readers read them: for a writer that reads its source
+// straight into the stream. It refuses, with ErrStreamFull and without
+// calling fill, bytes beyond the stream's length; when fill fails,
+// readers see none of the n bytes and the error is returned. Only one
+// goroutine writes, and not after End.
+func (s *Stream) Fill(n int, fill func(dst []byte) error) error {
+	if n < 0 || n > cap(s.all)-s.wrote {
+		return ErrStreamFull
+	}
+	if err := fill(s.all[s.wrote : s.wrote+n : s.wrote+n]); err != nil {
+		return err
+	}
+	s.wrote += n
 	s.mu.Lock()
 	s.avail = s.wrote
 	s.mu.Unlock()
 	s.more.Broadcast()
-	return len(p), nil
+	return nil
 }
 
 // End ends the stream: readers waiting for bytes that have not arrived

@@ -143,3 +143,40 @@ func TestStreamWrite(t *testing.T) {
 		t.Errorf("Written = %q, Len = %d", got, s.Len())
 	}
 }
+
+// TestStreamFill checks that Fill hands over exactly the next n bytes of
+// the buffer, refuses bytes past the length without calling fill, and
+// that a failed fill lets readers see none of its bytes.
+func TestStreamFill(t *testing.T) {
+	s := varint.NewStream(make([]byte, 6))
+	if err := s.Fill(2, func(dst []byte) error {
+		if len(dst) != 2 || cap(dst) != 2 {
+			t.Errorf("fill got %d bytes of room (cap %d), want 2", len(dst), cap(dst))
+		}
+		copy(dst, "ab")
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	called := false
+	if err := s.Fill(5, func([]byte) error { called = true; return nil }); !errors.Is(err, varint.ErrStreamFull) || called {
+		t.Errorf("filling past the length: %v, fill called: %v", err, called)
+	}
+	if err := s.Fill(-1, func([]byte) error { called = true; return nil }); !errors.Is(err, varint.ErrStreamFull) || called {
+		t.Errorf("filling a negative length: %v, fill called: %v", err, called)
+	}
+	if err := s.Fill(3, func(dst []byte) error {
+		copy(dst, "xyz")
+		return errBad
+	}); !errors.Is(err, errBad) {
+		t.Fatalf("a failed fill: %v", err)
+	}
+	s.End()
+	if got := s.Written(); !bytes.Equal(got, []byte("ab")) {
+		t.Errorf("Written after a failed fill = %q, want \"ab\"", got)
+	}
+	r := s.Reader(fail)
+	if got, err := r.Next(3, "three bytes"); !errors.Is(err, errBad) {
+		t.Errorf("a reader read %q (%v) of a failed fill's bytes", got, err)
+	}
+}
