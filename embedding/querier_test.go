@@ -3,7 +3,10 @@ package embedding_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentmem/memory"
@@ -85,4 +88,97 @@ func TestQuerier(t *testing.T) {
 func queryVector(text string) []float32 {
 	v, _ := queryFake{}.EmbedQuery(context.Background(), text)
 	return v
+}
+
+// TestQuerierChecksWhileEmbedding checks the order of a Querier's model
+// check: before the embedder on its first query and after a failed check
+// (a Querier of the wrong model calls no model), and while the embedder
+// and the search run once a check passed, whose failure then wins over
+// what the search found.
+func TestQuerierChecksWhileEmbedding(t *testing.T) {
+	drivers(t, func(t *testing.T, s *backend.Store) {
+		ctx := context.Background()
+		f := newFake("m1")
+		q, err := embedding.NewQuerier(s, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uses := 0
+		use := func([]float32) error {
+			uses++
+			return nil
+		}
+		if err := q.EmbedQueryThen(ctx, "first", use); err != nil || uses != 1 {
+			t.Fatalf("first query: %v, use called %d times", err, uses)
+		}
+		// A Querier of another model never calls its embedder.
+		other := newFake("m2")
+		oq, err := embedding.NewQuerier(s, other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := oq.EmbedQueryThen(ctx, "x", use); !errors.Is(err, memory.ErrConflict) {
+				t.Errorf("a Querier of another model: %v, want memory.ErrConflict", err)
+			}
+		}
+		if n := len(other.sizes()); n != 0 || uses != 1 {
+			t.Errorf("a Querier of another model called it %d times and used %d vectors", n, uses-1)
+		}
+		// Another process starts re-embedding with m2: q's next query
+		// runs its search, but answers with the conflict.
+		newIndexer(t, s, other, embedding.Options{NoWorkers: true, Reembed: true})
+		calls := len(f.sizes())
+		errUse := errors.New("what the search found")
+		if err := q.EmbedQueryThen(ctx, "second", func([]float32) error { uses++; return errUse }); !errors.Is(err, memory.ErrConflict) {
+			t.Errorf("a query during a re-embedding: %v, want memory.ErrConflict", err)
+		}
+		if len(f.sizes()) != calls+1 || uses != 2 {
+			t.Errorf("the query after a passed check: %d model calls, %d uses; want 1 and 1", len(f.sizes())-calls, uses-1)
+		}
+		// The failed check is remembered: the next query checks first.
+		if _, err := q.EmbedQuery(ctx, "third"); !errors.Is(err, memory.ErrConflict) {
+			t.Errorf("the query after a failed check: %v, want memory.ErrConflict", err)
+		}
+		if len(f.sizes()) != calls+1 {
+			t.Errorf("the query after a failed check called the model")
+		}
+	})
+}
+
+// TestQuerierConcurrent runs queries of one Querier at once, their checks
+// overlapping their embeddings (run with -race).
+func TestQuerierConcurrent(t *testing.T) {
+	drivers(t, func(t *testing.T, s *backend.Store) {
+		ctx := context.Background()
+		f := newFake("m1")
+		q, err := embedding.NewQuerier(s, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make(chan error, 8*20)
+		for g := range 8 {
+			wg.Go(func() {
+				for i := range 20 {
+					text := fmt.Sprintf("query %d of %d", i, g)
+					v, err := q.EmbedQuery(ctx, text)
+					if err == nil && !slices.Equal(v, vec(text)) {
+						err = fmt.Errorf("the vector of %q is another text's", text)
+					}
+					if err != nil {
+						errs <- err
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		if n := f.texts(); n != 8*20 {
+			t.Errorf("the model embedded %d texts for %d queries", n, 8*20)
+		}
+	})
 }

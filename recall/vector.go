@@ -31,12 +31,24 @@ func (r *Recaller) startVector(ctx context.Context, dq driver.Query, text string
 // vector is the vector half of a hybrid recall: the n records nearest
 // text's vector under dq, best first, by reference through a
 // driver.VectorRanker (their records read later, for the few the recall
-// keeps), or whole through driver.VectorSearcher.
+// keeps), or whole through driver.VectorSearcher. The search runs while
+// the querier checks the store's model again (embedding.Querier), which
+// on a database server is a round trip of its own.
 func (r *Recaller) vector(ctx context.Context, dq driver.Query, text string, n int) ([]hit, error) {
-	vec, err := r.querier.EmbedQuery(ctx, text)
+	var hits []hit
+	err := r.querier.EmbedQueryThen(ctx, text, func(vec []float32) error {
+		var err error
+		hits, err = r.nearest(ctx, dq, vec, n)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	return hits, nil
+}
+
+// nearest returns the n records nearest vec under dq, best first.
+func (r *Recaller) nearest(ctx context.Context, dq driver.Query, vec []float32, n int) ([]hit, error) {
 	if vr, ok := r.store.Driver().(driver.VectorRanker); ok {
 		ranked, err := vr.RankVector(ctx, dq, vec, n)
 		if err != nil {

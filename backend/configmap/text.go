@@ -47,7 +47,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 		r := t.record()
 		return q.Matches(r) && (r.Expires.IsZero() || r.Expires.UnixNano() > now)
 	}
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b textRef) bool { return driver.Newer(a.record(), b.record()) }))
+	top := lexical.NewTopKByScore(k, func(a, b textRef) bool { return driver.Newer(a.record(), b.record()) })
 	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err

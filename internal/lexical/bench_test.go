@@ -103,7 +103,7 @@ func searchLatencies(b *testing.B, qs []Query, parts func(i int) []*Index[int]) 
 
 // searchLatenciesK is searchLatencies for the best k under keep.
 func searchLatenciesK(b *testing.B, qs []Query, parts func(i int) []*Index[int], k int, keep func(int) bool) {
-	byRef := ByScore(func(a, b int) bool { return a > b })
+	newer := func(a, b int) bool { return a > b }
 	var times []time.Duration
 	i, found := 0, 0
 	runtime.GC() // not the building's garbage in the timings
@@ -111,7 +111,7 @@ func searchLatenciesK(b *testing.B, qs []Query, parts func(i int) []*Index[int],
 		q := &qs[i%len(qs)]
 		p := parts(i)
 		start := time.Now()
-		hits, err := Search(q, p, DefaultParams(), NewTopK(k, byRef), keep)
+		hits, err := Search(q, p, DefaultParams(), NewTopKByScore(k, newer), keep)
 		times = append(times, time.Since(start))
 		if err != nil {
 			b.Fatal(err)

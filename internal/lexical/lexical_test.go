@@ -115,7 +115,10 @@ func TestParams(t *testing.T) {
 }
 
 // byID orders int references' hits by score, then the greater id first.
-var byID = ByScore(func(a, b int) bool { return a > b })
+var byID = ByScore(newerID)
+
+// newerID orders references of equal score: the greater first.
+func newerID(a, b int) bool { return a > b }
 
 // pieces are what random texts and queries are made of: words in several
 // cases and inflections, stopwords, letters whose case variants differ in
@@ -201,7 +204,11 @@ func TestSearchMatchesRank(t *testing.T) {
 		k := 1 + rng.IntN(8)
 		p := params[rng.IntN(len(params))]
 		odd := func(r int) bool { return r%2 == 1 }
-		got, err := Search(&q, searched, p, NewTopK(k, byID), odd)
+		top := NewTopK(k, byID)
+		if step%2 == 0 {
+			top = NewTopKByScore(k, newerID)
+		}
+		got, err := Search(&q, searched, p, top, odd)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -370,6 +377,42 @@ func TestCompactionBoundsDeadWeight(t *testing.T) {
 
 // TestTopKMerge checks that hits split among several TopKs and merged
 // rank as one TopK fed all of them.
+// TestTopKByScore checks that a TopK made by NewTopKByScore keeps what
+// one made by NewTopK with ByScore keeps, in the same order, and that
+// Refuses refuses only hits Wants refuses, over offers with many equal
+// scores.
+func TestTopKByScore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for range 300 {
+		k := 1 + rng.IntN(12)
+		fast, plain := NewTopKByScore(k, newerID), NewTopK(k, byID)
+		refused := 0
+		for i := range rng.IntN(200) {
+			h := Hit[int]{Ref: rng.IntN(1000)*1000 + i, Score: float64(rng.IntN(6)) / 4}
+			if fast.Refuses(h.Score) {
+				refused++
+				if fast.Wants(h) {
+					t.Fatalf("Refuses(%v) though Wants(%v): kept %v", h.Score, h, fast.Hits())
+				}
+			} else if fast.Wants(h) {
+				fast.Insert(h)
+			}
+			if plain.Refuses(h.Score) {
+				t.Fatal("a TopK of NewTopK refused a score")
+			}
+			if plain.Wants(h) {
+				plain.Insert(h)
+			}
+			if rng.IntN(20) == 0 { // Hits sorts; the next offer heaps again
+				fast.Hits()
+			}
+		}
+		if !slices.Equal(fast.Hits(), plain.Hits()) {
+			t.Fatalf("NewTopKByScore kept %v, NewTopK %v", fast.Hits(), plain.Hits())
+		}
+	}
+}
+
 func TestTopKMerge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 200 {

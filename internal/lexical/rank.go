@@ -19,6 +19,10 @@ type Hit[R any] struct {
 type TopK[R any] struct {
 	k      int
 	before func(a, b Hit[R]) bool
+	// tie, set by NewTopKByScore, is the order of hits of equal score:
+	// before is then ByScore(tie), which comparisons inline, calling tie
+	// only on equal scores.
+	tie    func(a, b R) bool
 	hits   []Hit[R]
 	sorted bool // hits are best first, as Hits left them, not a heap
 }
@@ -30,6 +34,39 @@ func NewTopK[R any](k int, before func(a, b Hit[R]) bool) *TopK[R] {
 	return &TopK[R]{k: k, before: before, hits: make([]Hit[R], 0, min(k, 1024))}
 }
 
+// NewTopKByScore is NewTopK(k, ByScore(tie)), faster: a search offers it
+// tens of thousands of hits, most of them refused on their score alone,
+// which it compares without a call through before, and Refuses lets the
+// caller refuse them before it looks up their references.
+func NewTopKByScore[R any](k int, tie func(a, b R) bool) *TopK[R] {
+	t := NewTopK(k, ByScore(tie))
+	t.tie = tie
+	return t
+}
+
+// ranks reports whether a ranks before b.
+func (t *TopK[R]) ranks(a, b Hit[R]) bool {
+	if t.tie == nil {
+		return t.before(a, b)
+	}
+	if a.Score != b.Score {
+		return a.Score > b.Score
+	}
+	return t.tie(a.Ref, b.Ref)
+}
+
+// Refuses reports whether every hit of the given score would be refused,
+// whatever its reference: t is full and ordered by score
+// (NewTopKByScore), and its worst hit scores higher. A TopK of another
+// order refuses nothing on its score alone.
+func (t *TopK[R]) Refuses(score float64) bool {
+	if t.tie == nil || len(t.hits) < t.k {
+		return false
+	}
+	t.heap()
+	return score < t.hits[0].Score
+}
+
 // Wants reports whether h would be kept: the list is not full, or h ranks
 // before its worst hit. Callers ask before checks that cost more (a scope
 // filter, a file's existence), and Insert only what they pass.
@@ -38,7 +75,7 @@ func (t *TopK[R]) Wants(h Hit[R]) bool {
 		return true
 	}
 	t.heap()
-	return t.before(h, t.hits[0])
+	return t.ranks(h, t.hits[0])
 }
 
 // Insert puts h in its place, dropping the worst hit beyond k.
@@ -49,7 +86,7 @@ func (t *TopK[R]) Insert(h Hit[R]) {
 		t.up(len(t.hits) - 1)
 		return
 	}
-	if !t.before(h, t.hits[0]) {
+	if !t.ranks(h, t.hits[0]) {
 		return
 	}
 	t.hits[0] = h
@@ -90,7 +127,7 @@ func (t *TopK[R]) heap() {
 }
 
 // worse reports whether hit i ranks after hit j: the heap's order.
-func (t *TopK[R]) worse(i, j int) bool { return t.before(t.hits[j], t.hits[i]) }
+func (t *TopK[R]) worse(i, j int) bool { return t.ranks(t.hits[j], t.hits[i]) }
 
 func (t *TopK[R]) up(i int) {
 	for i > 0 {

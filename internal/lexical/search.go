@@ -102,8 +102,12 @@ func (x *Index[R]) score(q *Query, sc *Scorer, top *TopK[R], keep func(R) bool, 
 		}
 	}
 	for _, id := range touched {
-		h := Hit[R]{Ref: x.refs[id], Score: scores[id]}
+		score := scores[id]
 		scores[id] = 0
+		if top.Refuses(score) {
+			continue // without reading its reference, a cache miss
+		}
+		h := Hit[R]{Ref: x.refs[id], Score: score}
 		if top.Wants(h) && (keep == nil || keep(h.Ref)) {
 			top.Insert(h)
 		}

@@ -96,7 +96,7 @@ func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (h
 	rest := q
 	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
 	lq := lexical.NewQuery(text)
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 }))
+	top := lexical.NewTopKByScore(k, func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 })
 	hits, groups, err = lexical.SearchGroups(&lq, parts, lexical.DefaultParams(), top, keep)
 	return hits, groups, true, err
 }

@@ -31,12 +31,12 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 		}
 	}
 	lq := lexical.NewQuery(text)
-	top := lexical.NewTopK(k, lexical.ByScore(func(a, b *Row) bool {
+	top := lexical.NewTopKByScore(k, func(a, b *Row) bool {
 		if a.Created != b.Created {
 			return a.Created > b.Created
 		}
 		return a.ID > b.ID
-	}))
+	})
 	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
