@@ -38,7 +38,9 @@ var pg pgtest.Shared
 var benchStores = struct {
 	sync.Mutex
 	m map[string]*backend.Store
-}{m: map[string]*backend.Store{}}
+	// where each store lives: a SQLite file's path, a PostgreSQL DSN.
+	at map[string]string
+}{m: map[string]*backend.Store{}, at: map[string]string{}}
 
 // benchStore returns a store over the named driver holding
 // backendtest.FillTexts(scopes, perScope).
@@ -109,20 +111,29 @@ func filledStore(b *testing.B, name, variant string, scopes, perScope int, fill 
 		if err != nil {
 			b.Fatal(err)
 		}
-		sd, err := sqlite.Open(filepath.Join(dir, key+".db"), sqlite.Options{})
+		path := filepath.Join(dir, key+".db")
+		sd, err := sqlite.Open(path, sqlite.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		d = sd
+		d, benchStores.at[key] = sd, path
 	case "postgres", "postgres-inprocess":
-		pd, err := postgres.Open(pg.CreateDB(b, false), postgres.Options{InProcessVectors: name == "postgres-inprocess"})
+		dsn := pg.CreateDB(b, false)
+		pd, err := postgres.Open(dsn, postgres.Options{InProcessVectors: name == "postgres-inprocess"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		d = pd
+		d, benchStores.at[key] = pd, dsn
 	}
 	if err := fill(d); err != nil {
 		b.Fatal(err)
+	}
+	if pd, ok := d.(*postgres.Driver); ok {
+		// The statistics autovacuum would gather a minute after the
+		// fill, without which the planner reads no index for a search.
+		if _, err := pd.DB().Exec("VACUUM ANALYZE"); err != nil {
+			b.Fatal(err)
+		}
 	}
 	st := backend.NewStore(d, backend.StoreOptions{})
 	benchStores.m[key] = st
@@ -162,20 +173,25 @@ func BenchmarkRecallHybrid100k(b *testing.B) {
 }
 
 // BenchmarkFirstRecallHybrid100k measures the first hybrid recall of a
-// new SQLite handle on the store of BenchmarkRecallHybrid100k, once the
-// snapshots of its text cache and vector copy are stored: what a
-// restarted agent's first recall costs. The handle is opened in the
-// benchmark's process, whose memory is mapped already; with
-// -sqlite-snapshots=false the handle reads every vector instead of the
-// vector snapshot, for comparison.
+// new handle on the store of BenchmarkRecallHybrid100k, once the
+// snapshots of its text cache (and, on SQLite, of its vector copy) are
+// stored: what a restarted agent's first recall costs. On PostgreSQL the
+// vector half is pgvector's search in the server (the driver's
+// default). The handle is opened in the benchmark's process, whose
+// memory is mapped already, or with -new-process in a child process of
+// its own; with -sqlite-snapshots=false a SQLite handle reads every
+// vector instead of the vector snapshot, for comparison.
 func BenchmarkFirstRecallHybrid100k(b *testing.B) {
-	e := &embeddingtest.Embedder{Dims: benchDims}
-	st := hybridStore(b, "sqlite", 100_000, e)
-	dir, err := benchDir()
-	if err != nil {
-		b.Fatal(err)
+	for _, name := range []string{"sqlite", "postgres"} {
+		b.Run(name, func(b *testing.B) { firstRecalls(b, name) })
 	}
-	path := filepath.Join(dir, "sqlitehybrid-1x100000.db")
+}
+
+// firstRecalls is BenchmarkFirstRecallHybrid100k on the named driver.
+func firstRecalls(b *testing.B, name string) {
+	e := &embeddingtest.Embedder{Dims: benchDims}
+	st := hybridStore(b, name, 100_000, e)
+	at := benchStores.at[name+"hybrid-1x100000"]
 	ctx := context.Background()
 	q := memory.Query{Level: memory.LevelSession}
 	queries := backendtest.BenchTextQueries(64)
@@ -189,14 +205,14 @@ func BenchmarkFirstRecallHybrid100k(b *testing.B) {
 	if _, err := warm.Recall(ctx, who, q, queries[0], 10); err != nil {
 		b.Fatal(err)
 	}
-	waitForSnapshots(b, path)
+	waitForSnapshots(b, name, at)
 	if *newProcess {
-		firstRecallsInChildren(b, path)
+		firstRecallsInChildren(b, name, at)
 		return
 	}
 	ds := make([]float64, 0, b.N)
 	for i := range b.N {
-		_, took, err := firstRecall(ctx, path, i)
+		_, took, err := firstRecall(ctx, name, at, i)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -205,12 +221,21 @@ func BenchmarkFirstRecallHybrid100k(b *testing.B) {
 	reportSpread(b, ds)
 }
 
-// firstRecall opens a new SQLite handle on the store at path and makes
-// its first hybrid recall, the i-th of the benchmark's queries; took is
-// how long the recall took, opening the handle left out.
-func firstRecall(ctx context.Context, path string, i int) (n int, took time.Duration, err error) {
+// firstRecall opens a new handle of the named driver on the store at
+// (a SQLite file, a PostgreSQL DSN) and makes its first hybrid recall,
+// the i-th of the benchmark's queries; took is how long the recall
+// took, opening the handle left out.
+func firstRecall(ctx context.Context, name, at string, i int) (n int, took time.Duration, err error) {
 	e := &embeddingtest.Embedder{Dims: benchDims}
-	d, err := sqlite.Open(path, sqlite.Options{NoVectorSnapshots: !*sqliteSnapshots})
+	var d driver.Driver
+	switch name {
+	case "sqlite":
+		d, err = sqlite.Open(at, sqlite.Options{NoVectorSnapshots: !*sqliteSnapshots})
+	case "postgres":
+		d, err = postgres.Open(at, postgres.Options{})
+	default:
+		err = fmt.Errorf("no first recall on driver %q", name)
+	}
 	if err != nil {
 		return 0, 0, err
 	}
@@ -232,10 +257,12 @@ func firstRecall(ctx context.Context, path string, i int) (n int, took time.Dura
 	return len(res.Hits), took, err
 }
 
-// The child process of BenchmarkFirstRecallHybrid100k -new-process.
+// The child process of BenchmarkFirstRecallHybrid100k -new-process: the
+// driver's name and where its store is, and the line it reports on.
 const (
-	firstRecallEnv  = "AGENTMEM_RECALL_FIRST_RECALL"
-	firstRecallLine = "recall: the first recall took ns "
+	firstRecallDriverEnv = "AGENTMEM_RECALL_FIRST_DRIVER"
+	firstRecallEnv       = "AGENTMEM_RECALL_FIRST_RECALL"
+	firstRecallLine      = "recall: the first recall took ns "
 )
 
 var newProcess = flag.Bool("new-process", false, "BenchmarkFirstRecallHybrid100k: each first recall in a new process")
@@ -244,7 +271,7 @@ var newProcess = flag.Bool("new-process", false, "BenchmarkFirstRecallHybrid100k
 // -new-process; run directly, it skips.
 func TestFirstRecallChild(t *testing.T) {
 	proctest.Child(t)
-	_, took, err := firstRecall(context.Background(), os.Getenv(firstRecallEnv), 0)
+	_, took, err := firstRecall(context.Background(), os.Getenv(firstRecallDriverEnv), os.Getenv(firstRecallEnv), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,11 +280,11 @@ func TestFirstRecallChild(t *testing.T) {
 
 // firstRecallsInChildren times b.N first recalls, each in a child process
 // of its own, and reports the median, fastest and slowest.
-func firstRecallsInChildren(b *testing.B, path string) {
+func firstRecallsInChildren(b *testing.B, name, at string) {
 	ds := make([]float64, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
-		env := []string{firstRecallEnv + "=" + path}
+		env := []string{firstRecallDriverEnv + "=" + name, firstRecallEnv + "=" + at}
 		if !*sqliteSnapshots {
 			env = append(env, "AGENTMEM_RECALL_NO_VECTOR_SNAPSHOTS=1")
 		}
@@ -288,32 +315,37 @@ func reportSpread(b *testing.B, ds []float64) {
 
 var sqliteSnapshots = flag.Bool("sqlite-snapshots", os.Getenv("AGENTMEM_RECALL_NO_VECTOR_SNAPSHOTS") == "", "BenchmarkFirstRecallHybrid100k: new handles read the vector snapshot")
 
-// waitForSnapshots waits until the SQLite file at path describes a text
-// and a vector snapshot current at the stored epochs, which a new handle
-// starts from, for at most a minute: a benchmark of a new handle's first
-// recall that found a stale snapshot would measure a load from the
-// records instead.
-func waitForSnapshots(b *testing.B, path string) {
-	db, err := sql.Open(sqlite.DriverName, path)
+// waitForSnapshots waits until the store of the named driver at (a
+// SQLite file, a PostgreSQL DSN) describes the snapshots a new handle
+// starts from, for at most a minute: on SQLite a text and a vector
+// snapshot current at the stored epochs, since a benchmark of a new
+// handle's first recall that found a stale snapshot would measure a load
+// from the records instead; on PostgreSQL a text snapshot, which a new
+// handle catches up from the change log.
+func waitForSnapshots(b *testing.B, name, at string) {
+	driverName, want, query := sqlite.DriverName, 2, `SELECT count(*) FROM memory_settings s JOIN memory_settings e
+			ON (s.name, e.name) IN (VALUES ('text_snapshot', 'text_epoch'), ('vector_snapshot', 'vector_epoch'))
+			WHERE substr(json_extract(s.value, '$.tag') || ':', 1, instr(json_extract(s.value, '$.tag') || ':', ':') - 1) = e.value`
+	if name == "postgres" {
+		driverName, want, query = "postgres", 1, `SELECT count(*) FROM memory_settings WHERE name = 'text_snapshot'`
+	}
+	// A SQLite text snapshot's tag is "epoch:largest rowid", a vector
+	// snapshot's the vector epoch.
+	db, err := sql.Open(driverName, at)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		// A text snapshot's tag is "epoch:largest rowid", a vector
-		// snapshot's the vector epoch.
 		var n int
-		err := db.QueryRow(`SELECT count(*) FROM memory_settings s JOIN memory_settings e
-			ON (s.name, e.name) IN (VALUES ('text_snapshot', 'text_epoch'), ('vector_snapshot', 'vector_epoch'))
-			WHERE substr(json_extract(s.value, '$.tag') || ':', 1, instr(json_extract(s.value, '$.tag') || ':', ':') - 1) = e.value`).Scan(&n)
-		if err != nil {
+		if err := db.QueryRow(query).Scan(&n); err != nil {
 			b.Fatal(err)
 		}
-		if n == 2 {
+		if n == want {
 			return
 		}
 		if time.Now().After(deadline) {
-			b.Fatal("snapshots current at the stored epochs were not stored within a minute")
+			b.Fatal("the snapshots a new handle starts from were not stored within a minute")
 		}
 	}
 }
