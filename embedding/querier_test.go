@@ -90,6 +90,17 @@ func queryVector(text string) []float32 {
 	return v
 }
 
+// newQuerier returns a fake embedder of model and a Querier of s with it.
+func newQuerier(t *testing.T, s *backend.Store, model string) (*fake, *embedding.Querier) {
+	t.Helper()
+	f := newFake(model)
+	q, err := embedding.NewQuerier(s, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, q
+}
+
 // TestQuerierChecksWhileEmbedding checks the order of a Querier's model
 // check: before the embedder on its first query and after a failed check
 // (a Querier of the wrong model calls no model), and while the embedder
@@ -98,11 +109,7 @@ func queryVector(text string) []float32 {
 func TestQuerierChecksWhileEmbedding(t *testing.T) {
 	drivers(t, func(t *testing.T, s *backend.Store) {
 		ctx := context.Background()
-		f := newFake("m1")
-		q, err := embedding.NewQuerier(s, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, q := newQuerier(t, s, "m1")
 		uses := 0
 		use := func([]float32) error {
 			uses++
@@ -112,11 +119,7 @@ func TestQuerierChecksWhileEmbedding(t *testing.T) {
 			t.Fatalf("first query: %v, use called %d times", err, uses)
 		}
 		// A Querier of another model never calls its embedder.
-		other := newFake("m2")
-		oq, err := embedding.NewQuerier(s, other)
-		if err != nil {
-			t.Fatal(err)
-		}
+		other, oq := newQuerier(t, s, "m2")
 		for range 2 {
 			if err := oq.EmbedQueryThen(ctx, "x", use); !errors.Is(err, memory.ErrConflict) {
 				t.Errorf("a Querier of another model: %v, want memory.ErrConflict", err)
@@ -151,11 +154,7 @@ func TestQuerierChecksWhileEmbedding(t *testing.T) {
 func TestQuerierConcurrent(t *testing.T) {
 	drivers(t, func(t *testing.T, s *backend.Store) {
 		ctx := context.Background()
-		f := newFake("m1")
-		q, err := embedding.NewQuerier(s, f)
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, q := newQuerier(t, s, "m1")
 		var wg sync.WaitGroup
 		errs := make(chan error, 8*20)
 		for g := range 8 {

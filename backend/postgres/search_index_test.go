@@ -18,6 +18,21 @@ import (
 	"github.com/agentmem/memory/backend/postgres"
 )
 
+// axisRecords returns n facts of tenant t, session s, whose vectors of 8
+// dimensions are the i%8-th axis tilted towards the (i+shift)%8-th by
+// i/n.
+func axisRecords(n, shift int) []memory.Record {
+	recs := make([]memory.Record, 0, n)
+	for i := range n {
+		v := make([]float32, 8)
+		v[i%8] = 1
+		v[(i+shift)%8] = float32(i) / float32(n)
+		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%03d", i), Kind: memory.KindFact,
+			Identity: memory.Identity{Tenant: "t", Session: "s"}, Content: "r", Created: searchT0, Vector: v})
+	}
+	return recs
+}
+
 // TestSearchReplacesOldIndex opens a database holding the full-precision
 // HNSW index earlier versions of the driver built: the first search
 // builds the halfvec index, drops the old one, and reads the new one.
@@ -25,14 +40,7 @@ func TestSearchReplacesOldIndex(t *testing.T) {
 	requirePgvector(t)
 	d, dsn := openFresh(t, postgres.Options{})
 	ctx := context.Background()
-	var recs []memory.Record
-	for i := range 40 {
-		v := make([]float32, 8)
-		v[i%8] = 1
-		v[(i+3)%8] = float32(i) / 40
-		recs = append(recs, memory.Record{ID: fmt.Sprintf("r%02d", i), Kind: memory.KindFact,
-			Identity: memory.Identity{Tenant: "t", Session: "s"}, Content: "r", Created: searchT0, Vector: v})
-	}
+	recs := axisRecords(40, 3)
 	putBatches(t, d, recs, 40)
 	db := sqlx.MustOpen("postgres", dsn)
 	defer db.Close()
@@ -62,6 +70,33 @@ func TestSearchReplacesOldIndex(t *testing.T) {
 	}
 	if !strings.Contains(plan, postgres.HNSWIndex) {
 		t.Errorf("the search does not read the new index:\n%s", plan)
+	}
+}
+
+// TestSearchAnalyses checks that the first search, which builds the
+// index, leaves memory_records with the statistics without which the
+// planner reads no index.
+func TestSearchAnalyses(t *testing.T) {
+	requirePgvector(t)
+	d, dsn := openFresh(t, postgres.Options{})
+	putBatches(t, d, axisRecords(300, 5), 100)
+	db := sqlx.MustOpen("postgres", dsn)
+	defer db.Close()
+	columns := func() int {
+		var n int
+		if err := db.Get(&n, `SELECT count(*) FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'memory_records'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := columns(); n != 0 {
+		t.Fatalf("memory_records has statistics of %d columns before the first search: the test proves nothing", n)
+	}
+	if _, err := d.Search(context.Background(), tenantQuery("t"), []float32{1, 0, 0, 0, 0, 0.5, 0, 0}, 5); err != nil {
+		t.Fatal(err)
+	}
+	if n := columns(); n == 0 {
+		t.Error("the first search built the index and left memory_records without statistics")
 	}
 }
 
