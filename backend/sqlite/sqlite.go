@@ -155,6 +155,12 @@ var (
 // is created or migrated before Open returns. Opening reads the schema
 // version only, however large the file.
 //
+// The first Open (or New) of a process registers an automatic extension
+// with SQLite: every SQLite connection the process opens from then on,
+// the driver's and any other of go-sqlite3's, gets the SQL function
+// agentmem_connection(), callable only from top-level SQL, which the
+// driver uses to read its stored snapshots in place (blobs.go).
+//
 // path is a file name, not a URI; MemoryPath opens a private in-memory
 // database on a single connection. Open fails with
 // memory.ErrInvalidArgument for an empty path or a file that is not a
@@ -280,6 +286,11 @@ func New(db *sqlx.DB, opt Options) (*Driver, error) {
 	}
 	if _, ok := db.Driver().(*sqlite3.SQLiteDriver); !ok {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "sqlite: the handle's driver is %T, not github.com/mattn/go-sqlite3", db.Driver())
+	}
+	// The handle's connections opened from now on read snapshots in
+	// place; those it holds already read them through database/sql.
+	if err := registerBlobs(); err != nil && opt.Logger != nil {
+		opt.Logger.Warn("sqlite: reading snapshots without SQLite's blob I/O", "err", err)
 	}
 	return start(db, db, false, opt)
 }

@@ -254,10 +254,11 @@ func (s *SQL) readChunksInPlace(ctx context.Context, q Queryer, st snapshotStore
 		}
 		chunks = append(chunks, c)
 	}
-	if err := rows.Close(); err != nil {
+	if err := rows.Err(); err != nil {
+		rows.Close()
 		return 0, err
 	}
-	if err := rows.Err(); err != nil {
+	if err := rows.Close(); err != nil {
 		return 0, err
 	}
 	for i, c := range chunks {
