@@ -19,9 +19,9 @@ import (
 
 // Reading a blob in place. database/sql hands a blob over in a copy that
 // go-sqlite3 makes in fresh memory (C.GoBytes), after SQLite assembled it
-// from the file's pages in another buffer: a new process loading the
-// snapshots of 100,000 facts touched 45 MB of fresh memory for those two
-// copies, a page fault every 4 KiB, nearly half of its faults
+// from the file's pages in another buffer: in a new process loading the
+// snapshots of 100,000 facts (44 MB), those two copies took nearly half
+// of the process's page faults, one every 4 KiB of fresh memory
 // (BENCHMARKS.md). go-sqlite3 has no incremental blob I/O, so the driver
 // calls SQLite's (sqlite3_blob_open, sqlite3_blob_read) itself, on the
 // connection the read transaction holds, and SQLite copies the blob from
