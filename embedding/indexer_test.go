@@ -477,6 +477,76 @@ func TestConcurrentWritersAndWorkers(t *testing.T) {
 	})
 }
 
+// claimSwapper is a driver with the work queue and compare-and-swap an
+// Indexer's workers need.
+type claimSwapper interface {
+	driver.Driver
+	driver.Claimer
+	driver.Swapper
+}
+
+// completeHook runs before once before the first Complete of the work
+// item id.
+type completeHook struct {
+	claimSwapper
+	id     string
+	once   sync.Once
+	before func()
+}
+
+func (h *completeHook) Complete(ctx context.Context, l driver.Lease) error {
+	if l.Payload == h.id {
+		h.once.Do(h.before)
+	}
+	return h.claimSwapper.Complete(ctx, l)
+}
+
+// TestRewriteWhileSkippedIsQueuedAgain rewrites a record after a worker
+// read it as needing no vector (it had one) and before the worker
+// completed its claim, queueing it meanwhile, which the claim makes a
+// no-op: the worker must queue it again when it completes, or the
+// rewritten record never gets a vector. (Found by
+// TestConcurrentWritersAndWorkers failing about once in a hundred runs on
+// a loaded machine.)
+func TestRewriteWhileSkippedIsQueuedAgain(t *testing.T) {
+	drivers(t, func(t *testing.T, inner *backend.Store) {
+		ctx := context.Background()
+		f := newFake("m1")
+		r := memory.NewTurn(alice, memory.RoleUser, "the first text", t0)
+		h := &completeHook{claimSwapper: inner.Driver().(claimSwapper), id: r.ID}
+		s := backend.NewStore(h, backend.StoreOptions{Tokens: byteTokens{}})
+		if err := s.Add(ctx, alice, r); err != nil {
+			t.Fatal(err)
+		}
+		x := newIndexer(t, s, f, embedding.Options{NoWorkers: true})
+		if _, err := x.Backfill(ctx, alice, memory.LevelSession); err != nil {
+			t.Fatal(err)
+		}
+		// Queued again while it has its vector: the worker will skip it.
+		if err := x.Enqueue(ctx, alice, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		rewritten := make(chan struct{})
+		h.before = func() {
+			defer close(rewritten)
+			r.Content = "the second text"
+			if err := s.Add(ctx, alice, r); err != nil {
+				t.Error(err)
+			}
+			if err := x.Enqueue(ctx, alice, r.ID); err != nil { // claimed: does nothing
+				t.Error(err)
+			}
+		}
+		w := newIndexer(t, s, f, embedding.Options{BatchSize: 5, Workers: 1, Poll: 2 * time.Millisecond})
+		<-rewritten
+		eventually(t, "the rewritten record has a vector", allEmbedded(t, s, alice))
+		checkVectors(t, s, alice, nil)
+		if st := w.Stats(); st.Skipped < 1 {
+			t.Errorf("the worker skipped %d records; the test needs the first claim skipped", st.Skipped)
+		}
+	})
+}
+
 func TestArgumentsAndCapabilities(t *testing.T) {
 	ctx := context.Background()
 	s := backend.NewStore(inmem.New(inmem.Options{}), backend.StoreOptions{Tokens: byteTokens{}})

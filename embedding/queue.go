@@ -144,15 +144,16 @@ func (x *Indexer) work(ctx context.Context, leases []driver.Lease) {
 	x.complete(ctx, leases, recs)
 }
 
-// claimed reads the records of leases, and returns those that want a
-// vector, by work id and as a list; nil when reading failed. count counts
-// the others in Stats.Skipped.
+// claimed reads the records of leases, and returns those it found that
+// leases' writers own, by work id, and those of them that want a vector,
+// as a list; nil when reading failed. count counts the others in
+// Stats.Skipped.
 func (x *Indexer) claimed(ctx context.Context, leases []driver.Lease, count bool) (map[string]memory.Record, []memory.Record) {
 	byTenant := map[string][]string{}
 	for _, l := range leases {
 		byTenant[l.Identity.Tenant] = append(byTenant[l.Identity.Tenant], l.Payload)
 	}
-	found := map[string]memory.Record{} // by work id
+	read := map[string]memory.Record{} // by work id
 	for tenant, ids := range byTenant {
 		rs, err := x.s.Driver().List(ctx, driver.Query{
 			Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: tenant}},
@@ -163,20 +164,23 @@ func (x *Indexer) claimed(ctx context.Context, leases []driver.Lease, count bool
 			return nil, nil
 		}
 		for _, r := range rs {
-			found[workID(tenant, r.ID)] = r
+			read[workID(tenant, r.ID)] = r
 		}
 	}
+	found := make(map[string]memory.Record, len(leases))
 	var want []memory.Record
 	for _, l := range leases {
-		r, ok := found[l.ID]
-		if !ok || !owns(l.Identity, r) || !x.wants(r, false) {
-			if count {
-				x.stats.skipped.Add(1)
+		r, ok := read[l.ID]
+		if ok && owns(l.Identity, r) {
+			found[l.ID] = r
+			if x.wants(r, false) {
+				want = append(want, r)
+				continue
 			}
-			delete(found, l.ID)
-			continue
 		}
-		want = append(want, r)
+		if count {
+			x.stats.skipped.Add(1)
+		}
 	}
 	return found, want
 }
@@ -190,10 +194,13 @@ func (x *Indexer) giveBack(ctx context.Context, leases []driver.Lease) {
 	}
 }
 
-// complete completes leases and then queues again those of recs (the
-// records read for them, by work id) that were rewritten without a vector
-// since: their writer's Enqueue found the item still claimed and did
-// nothing.
+// complete completes leases and then queues again those whose records
+// were rewritten without a vector since claimed read them (recs: what it
+// found, by work id): their writers' Enqueue found the item still
+// claimed and did nothing. That covers every lease, the records skipped
+// as needing no vector too: a record that had its vector when it was
+// read may have been rewritten before the lease was completed. With nil
+// recs (leases given up) nothing is queued again.
 func (x *Indexer) complete(ctx context.Context, leases []driver.Lease, recs map[string]memory.Record) {
 	var done []driver.Lease
 	for _, l := range leases {
@@ -201,18 +208,16 @@ func (x *Indexer) complete(ctx context.Context, leases []driver.Lease, recs map[
 			x.log.Debug("embedding: completing a claim failed (its lease lapsed and it was claimed again)", "record", l.Payload, "err", err)
 			continue
 		}
-		if _, ok := recs[l.ID]; ok {
-			done = append(done, l)
-		}
+		done = append(done, l)
 	}
-	if len(done) == 0 {
+	if len(done) == 0 || recs == nil {
 		return
 	}
 	now, _ := x.claimed(ctx, done, false)
 	var again []driver.Work
 	for _, l := range done {
-		cur, ok := now[l.ID]
-		if ok && cur.Version > recs[l.ID].Version {
+		// A record not read before (0) was written since.
+		if cur, ok := now[l.ID]; ok && x.wants(cur, false) && cur.Version > recs[l.ID].Version {
 			w := l.Work
 			w.Created = x.s.Now()
 			again = append(again, w)
