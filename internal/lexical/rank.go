@@ -20,8 +20,8 @@ type TopK[R any] struct {
 	k      int
 	before func(a, b Hit[R]) bool
 	// tie, set by NewTopKByScore, is the order of hits of equal score:
-	// before is then ByScore(tie), which comparisons inline, calling tie
-	// only on equal scores.
+	// before is then ByScore(tie), and the comparisons (ranks) do its
+	// work inline, calling tie only on equal scores.
 	tie    func(a, b R) bool
 	hits   []Hit[R]
 	sorted bool // hits are best first, as Hits left them, not a heap
