@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -323,25 +324,48 @@ var sqliteSnapshots = flag.Bool("sqlite-snapshots", os.Getenv("AGENTMEM_RECALL_N
 // from the records instead; on PostgreSQL a text snapshot, which a new
 // handle catches up from the change log.
 func waitForSnapshots(b *testing.B, name, at string) {
-	driverName, want, query := sqlite.DriverName, 2, `SELECT count(*) FROM memory_settings s JOIN memory_settings e
-			ON (s.name, e.name) IN (VALUES ('text_snapshot', 'text_epoch'), ('vector_snapshot', 'vector_epoch'))
-			WHERE substr(json_extract(s.value, '$.tag') || ':', 1, instr(json_extract(s.value, '$.tag') || ':', ':') - 1) = e.value`
+	driverName := sqlite.DriverName
 	if name == "postgres" {
-		driverName, want, query = "postgres", 1, `SELECT count(*) FROM memory_settings WHERE name = 'text_snapshot'`
+		driverName = "postgres"
 	}
-	// A SQLite text snapshot's tag is "epoch:largest rowid", a vector
-	// snapshot's the vector epoch.
 	db, err := sql.Open(driverName, at)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-		var n int
-		if err := db.QueryRow(query).Scan(&n); err != nil {
+		settings := map[string]string{}
+		rows, err := db.Query(`SELECT name, value FROM memory_settings`)
+		if err != nil {
 			b.Fatal(err)
 		}
-		if n == want {
+		for rows.Next() {
+			var k, v string
+			if err := rows.Scan(&k, &v); err != nil {
+				b.Fatal(err)
+			}
+			settings[k] = v
+		}
+		if err := rows.Close(); err != nil {
+			b.Fatal(err)
+		}
+		// current reports whether the snapshot described in setting has
+		// a tag whose epoch, before any ":" (a SQLite text snapshot's
+		// tag is "epoch:largest rowid", a vector snapshot's the vector
+		// epoch), is the stored epoch.
+		current := func(setting, epoch string) bool {
+			var desc struct{ Tag string }
+			if json.Unmarshal([]byte(settings[setting]), &desc) != nil {
+				return false
+			}
+			e, _, _ := strings.Cut(desc.Tag, ":")
+			return e == settings[epoch]
+		}
+		done := settings["text_snapshot"] != ""
+		if name == "sqlite" {
+			done = current("text_snapshot", "text_epoch") && current("vector_snapshot", "vector_epoch")
+		}
+		if done {
 			return
 		}
 		if time.Now().After(deadline) {
