@@ -45,12 +45,79 @@ type logSync[Ch any] struct {
 	load func(ctx context.Context, fromSnapshot bool) (snap string, stored bool, err error)
 	// fail classifies the errors of read (read is true) and load.
 	fail func(ctx context.Context, err error, read bool) error
+
+	// writes counts the driver's own writes (Driver.wrote).
+	writes *atomic.Uint64
+	// calm is one more than the count of writes read at the start of
+	// the last catch-up, when it found nothing to change; 0 when it
+	// found changes. It tells within whether to search while catching
+	// up: a hint, never a reason to skip a catch-up.
+	calm atomic.Uint64
+}
+
+// within runs search with mu held shared on the copy current, as current
+// leaves it, and returns what current would. When the last catch-up
+// found nothing to change and the driver has not written since, search
+// runs on the copy as it is while the catch-up is read, and runs again,
+// on the copy brought current, only when the catch-up finds changes:
+// searches between which nothing changed then cost no round trip to the
+// server beyond their own time. search may therefore run twice; its
+// last run is the one on the copy current.
+func (s *logSync[Ch]) within(ctx context.Context, search func()) error {
+	s.mu.RLock()
+	w := s.writes.Load()
+	if !s.loaded() || s.calm.Load() != w+1 {
+		s.mu.RUnlock()
+		if err := s.current(ctx); err != nil {
+			return err
+		}
+		search()
+		s.mu.RUnlock()
+		return nil
+	}
+	from := s.snap.Load()
+	var (
+		cu   catchUp[Ch]
+		err  error
+		read = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		cu, err = s.read(ctx, *from)
+	}()
+	search()
+	<-read
+	if err != nil {
+		s.mu.RUnlock()
+		return s.fail(ctx, err, true)
+	}
+	if !cu.pruned && len(cu.changes) == 0 {
+		s.snap.CompareAndSwap(from, &cu.snap)
+		s.mu.RUnlock()
+		return nil
+	}
+	// The search ran on a copy behind the changes: bring it current and
+	// search again.
+	s.calm.Store(0)
+	gen := s.gen
+	s.mu.RUnlock()
+	s.mu.Lock()
+	err = s.refresh(ctx, cu, s.gen == gen)
+	s.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	s.mu.RLock()
+	search()
+	s.mu.RUnlock()
+	return nil
 }
 
 // current returns with mu held shared and the copy current: holding
 // every record as a snapshot taken during this call sees it.
 func (s *logSync[Ch]) current(ctx context.Context) error {
 	s.mu.RLock()
+	w := s.writes.Load()
 	var (
 		cu   catchUp[Ch]
 		read bool   // cu was read, at gen
@@ -67,10 +134,12 @@ func (s *logSync[Ch]) current(ctx context.Context) error {
 			// Its content is that of cu.snap as well. Of two catch-ups
 			// racing, the one that read the current snapshot wins.
 			s.snap.CompareAndSwap(from, &cu.snap)
+			s.calm.Store(w + 1)
 			return nil
 		}
 		read, gen = true, s.gen
 	}
+	s.calm.Store(0)
 	s.mu.RUnlock()
 	s.mu.Lock()
 	err := s.refresh(ctx, cu, read && s.gen == gen)

@@ -176,6 +176,7 @@ type Driver struct {
 	ts       sqldriver.TextSearch // how SearchText runs
 	prune    textPruner           // prunes the text change log
 	prepared preparedSet          // text search's statements, prepared
+	writes   atomic.Uint64        // the driver's writes to the records so far (wrote)
 	// chores runs background work: pruning the text change log, writing
 	// the text cache's snapshot.
 	chores sqldriver.Chores
@@ -240,7 +241,7 @@ func start(db *sqlx.DB, own bool, opt Options) (*Driver, error) {
 	d.prune.init()
 	d.tc.init(d)
 	d.vc.init(d)
-	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.tc.sync.current,
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Within: d.tc.sync.within,
 		After: func() { d.maintain(); d.maybeSnapshot() }, DB: &d.prepared, Columns: selectColumns}
 	d.prepared.db = db
 	if d.efSearch == 0 {

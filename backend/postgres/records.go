@@ -248,7 +248,7 @@ func (d *Driver) put(ctx context.Context, recs []memory.Record, args []any) erro
 	if err := tx.Commit(); err != nil {
 		return fail(ctx, err, "postgres: commit")
 	}
-	d.maintain()
+	d.wrote()
 	return nil
 }
 
@@ -315,6 +315,14 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	return sq.Sweep(ctx, &d.gate, d.clock, d.exec)
 }
 
+// wrote follows a committed write to the records: it counts it, which
+// tells the in-process copies to catch up before they search (see
+// logSync.within), and maintains the change log.
+func (d *Driver) wrote() {
+	d.writes.Add(1)
+	d.maintain()
+}
+
 func (d *Driver) exec(ctx context.Context, query string, args []any, what string) (int64, error) {
 	res, err := d.db.ExecContext(ctx, query, args...)
 	if err != nil {
@@ -324,7 +332,7 @@ func (d *Driver) exec(ctx context.Context, query string, args []any, what string
 	if err != nil {
 		return 0, fail(ctx, err, what)
 	}
-	d.maintain()
+	d.wrote()
 	return n, nil
 }
 

@@ -61,6 +61,6 @@ func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int
 	if err := tx.Commit(); err != nil {
 		return 0, fail(ctx, err, "postgres: commit")
 	}
-	d.maintain()
+	d.wrote()
 	return version + 1, nil
 }

@@ -70,6 +70,7 @@ func (c *textCache) init(d *Driver) {
 	c.Meter.MaxAge = textLogRetention / 2
 	c.sync = logSync[textcache.Change]{
 		mu:     &c.Mu,
+		writes: &d.writes,
 		loaded: func() bool { return c.C != nil },
 		read: func(ctx context.Context, since string) (catchUp[textcache.Change], error) {
 			return readTextChanges(ctx, &d.prepared, since)

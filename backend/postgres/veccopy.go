@@ -80,6 +80,7 @@ func scanVector(rows *sql.Rows, lead ...any) (memory.Identity, veccache.Row, []f
 func (c *vectorCopy) init(d *Driver) {
 	c.sync = logSync[veccache.Change]{
 		mu:     &c.mu,
+		writes: &d.writes,
 		loaded: func() bool { return c.vecs != nil },
 		read: func(ctx context.Context, since string) (catchUp[veccache.Change], error) {
 			return readVectorChanges(ctx, &d.prepared, since)
@@ -162,11 +163,9 @@ func (d *Driver) rankInProcess(ctx context.Context, q driver.Query, vec []float3
 	if err != nil {
 		return nil, err
 	}
-	c := &d.vc
-	if err := c.sync.current(ctx); err != nil {
+	var found []driver.RefMatch
+	if err := d.vc.sync.within(ctx, func() { found, err = d.vc.vecs.Search(q, vec, k, now) }); err != nil {
 		return nil, err
 	}
-	found, err := c.vecs.Search(q, vec, k, now)
-	c.mu.RUnlock()
 	return found, err
 }

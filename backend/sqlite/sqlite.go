@@ -319,7 +319,7 @@ func start(w, r *sqlx.DB, own bool, opt Options) (*Driver, error) {
 		d.log = slog.New(slog.DiscardHandler)
 	}
 	d.vc.meter.MaxAge = vectorSnapshotMaxAge
-	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Current: d.currentTexts,
+	d.ts = sqldriver.TextSearch{Gate: &d.gate, Clock: d.clock, Cache: &d.tc.TextCache, Within: d.withinTexts,
 		After: d.maybeSnapshot, DB: d.r, Columns: selectColumns}
 	if err := d.setup(context.Background()); err != nil {
 		if own {

@@ -39,6 +39,18 @@ func (d *Driver) WriterRefs(ctx context.Context, q driver.Query, writers []memor
 	return sq.WriterRefs(ctx, &d.ts, q, writers)
 }
 
+// withinTexts runs search with d.tc held shared and current
+// (currentTexts); catching up reads the local file, so search runs once,
+// after it.
+func (d *Driver) withinTexts(ctx context.Context, search func()) error {
+	if err := d.currentTexts(ctx); err != nil {
+		return err
+	}
+	defer d.tc.Mu.RUnlock()
+	search()
+	return nil
+}
+
 // currentTexts returns with d.tc held shared and current: loaded at the
 // stored text epoch and holding every record up to the largest rowid, as
 // read at the start of this call or later.

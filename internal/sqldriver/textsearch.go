@@ -31,9 +31,10 @@ type TextSearch struct {
 	Gate  *Gate
 	Clock memory.Clock
 	Cache *TextCache
-	// Current brings Cache up to date, returning with Cache.Mu held
-	// shared unless it fails.
-	Current func(ctx context.Context) error
+	// Within runs search with Cache.Mu held shared on Cache brought up
+	// to date, unless it fails; search may run more than once, and its
+	// last run is the one on the cache up to date.
+	Within func(ctx context.Context, search func()) error
 	// After, when not nil, starts the driver's background work once a
 	// search has ranked.
 	After func()
@@ -95,11 +96,9 @@ func (s *SQL) inCurrentText(ctx context.Context, ts *TextSearch, invalid error, 
 	if err != nil {
 		return err
 	}
-	if err := ts.Current(ctx); err != nil {
-		return err
+	if werr := ts.Within(ctx, func() { err = read(ts.Cache.C, now) }); werr != nil {
+		return werr
 	}
-	err = read(ts.Cache.C, now)
-	ts.Cache.Mu.RUnlock()
 	if ts.After != nil {
 		ts.After()
 	}
