@@ -22,8 +22,10 @@ import "sync"
 // in the statistics, as every live document of the partitions does.
 // Filters that only the reader applies (kinds, ids, expiry) go in keep;
 // what must not be seen at all must be kept out of parts. keep is asked
-// only of documents top would keep (TopK.Wants), so an expensive filter
-// runs rarely. A nil keep accepts every document.
+// only of documents that may be among the best: those top would keep
+// (TopK.Wants), or for a top ordered by score (NewTopKByScore), those
+// scoring at least the k-th best of the documents keep accepted before
+// them; so an expensive filter runs rarely. A nil keep accepts every document.
 //
 // Search only reads the partitions. p must be valid (Params.Validate),
 // else Search returns its error and offers nothing.
@@ -42,9 +44,11 @@ func Search[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], k
 	sc := NewScorer(st, p)
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
-	for _, x := range parts {
-		x.score(q, sc, top, keep, s)
+	start(s, top)
+	for i, x := range parts {
+		x.score(q, sc, top, keep, s, i)
 	}
+	offer(s, parts, top)
 	return top.Hits(), nil
 }
 
@@ -70,17 +74,101 @@ func distinct[R comparable](parts []*Index[R]) []*Index[R] {
 }
 
 // scratch is the per-search memory of score: a score by document id, kept
-// zeroed between uses, and the ids holding one.
+// zeroed between uses, and the ids holding one; and, for a top ordered by
+// score, the bar and the candidates that reached it.
 type scratch struct {
 	scores  []float64
 	touched []int32
+	// bar, for a top ordered by score (TopK.tie set), is a min-heap of
+	// the k best scores of the documents keep accepted so far: once it
+	// holds k, its root bounds the k-th best score from below, and a
+	// document scoring under it cannot be among the best k. Each
+	// document that reaches it is a candidate (cands), offered to top
+	// once every partition was scored, if it still reaches the bar then.
+	// Between the scores, only floats are compared: top's order of equal
+	// scores reads the references, each a cache miss, and is asked only
+	// of the few candidates left at the end.
+	bar   []float64
+	k     int
+	cands []candidate
+}
+
+// candidate is a document that reached the bar: partition part of a
+// search, document id, score.
+type candidate struct {
+	part  int32
+	id    int32
+	score float64
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
 
-// score scores x's documents holding q's terms term by term, in q's term
-// order, and offers them to top.
-func (x *Index[R]) score(q *Query, sc *Scorer, top *TopK[R], keep func(R) bool, s *scratch) {
+// start readies s for a search into top: with a bar when top is ordered
+// by score.
+func start[R any](s *scratch, top *TopK[R]) {
+	s.bar, s.cands, s.k = s.bar[:0], s.cands[:0], 0
+	if top.tie != nil {
+		s.k = top.k
+	}
+}
+
+// below reports whether a document of the given score is below the bar.
+func (s *scratch) below(score float64) bool {
+	return len(s.bar) == s.k && score < s.bar[0]
+}
+
+// admit adds an accepted document's score to the bar.
+func (s *scratch) admit(score float64) {
+	h := s.bar
+	if len(h) < s.k {
+		h = append(h, score)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if h[p] <= h[i] {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		s.bar = h
+		return
+	}
+	if score <= h[0] {
+		return
+	}
+	h[0] = score
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
+}
+
+// offer offers top the candidates that reach the final bar.
+func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {
+	for _, c := range s.cands {
+		if s.below(c.score) || top.Refuses(c.score) {
+			continue
+		}
+		if h := (Hit[R]{Ref: parts[c.part].refs[c.id], Score: c.score}); top.Wants(h) {
+			top.Insert(h)
+		}
+	}
+}
+
+// score scores x, partition part of a search, term by term in q's term
+// order, and offers its documents to top: at once, or for a top ordered
+// by score, once they reached the bar, as candidates (see scratch).
+func (x *Index[R]) score(q *Query, sc *Scorer, top *TopK[R], keep func(R) bool, s *scratch, part int) {
 	if len(s.scores) < len(x.refs) {
 		s.scores = make([]float64, len(x.refs))
 	}
@@ -101,16 +189,27 @@ func (x *Index[R]) score(q *Query, sc *Scorer, top *TopK[R], keep func(R) bool, 
 			scores[e.id] += sc.weight(i, int(e.tf), int(dl))
 		}
 	}
+	s.touched = touched
+	if s.k > 0 {
+		for _, id := range touched {
+			score := scores[id]
+			scores[id] = 0
+			if s.below(score) {
+				continue // without reading its reference, a cache miss
+			}
+			if keep == nil || keep(x.refs[id]) {
+				s.admit(score)
+				s.cands = append(s.cands, candidate{part: int32(part), id: id, score: score})
+			}
+		}
+		return
+	}
 	for _, id := range touched {
 		score := scores[id]
 		scores[id] = 0
-		if top.Refuses(score) {
-			continue // without reading its reference, a cache miss
-		}
 		h := Hit[R]{Ref: x.refs[id], Score: score}
 		if top.Wants(h) && (keep == nil || keep(h.Ref)) {
 			top.Insert(h)
 		}
 	}
-	s.touched = touched
 }
