@@ -62,6 +62,7 @@ package recall
 import (
 	"cmp"
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -318,6 +319,7 @@ func (r *Recaller) Recall(ctx context.Context, id memory.Identity, q memory.Quer
 		vector = nil
 		switch {
 		case v.err == nil && r.opt.Fusion == RankFusion:
+			sortHits(ranked) // ranks need an order
 			ranked = fuse(r.opt.FusionK, ranked, v.hits)
 		case v.err == nil:
 			ranked = fuseScores(ranked, v.hits)
@@ -343,9 +345,9 @@ type hit struct {
 	score float64
 }
 
-// rerank applies recency and diversity, when asked for, to hits ordered
-// best first, reads the records of the best, and returns the best k
-// whose records are still there.
+// rerank applies recency and diversity, when asked for, to hits in any
+// order, reads the records of the best, and returns the best k whose
+// records are still there.
 func (r *Recaller) rerank(ctx context.Context, src source, dq driver.Query, hits []hit, k int) ([]Result, error) {
 	if r.opt.RecencyHalfLife > 0 {
 		decay(hits, r.store.Now(), r.opt.RecencyHalfLife, r.opt.RecencyWeight)
@@ -368,15 +370,20 @@ func (r *Recaller) rerank(ctx context.Context, src source, dq driver.Query, hits
 	return out, nil
 }
 
-// read returns the first n of hits, best first, whose records are still
+// read returns the best n of hits, best first, whose records are still
 // there, with their records read: a record deleted since the search
 // ranked it gives its place to the next. A record the two halves of a
 // hybrid recall saw under two creation times (replaced in between) is
-// two hits, of which only the first is kept.
+// two hits, of which only the better is kept. hits may come in any
+// order; read orders as many as it reads (sortFirst), a few of hundreds.
 func read(ctx context.Context, src source, dq driver.Query, hits []hit, n int) ([]hit, error) {
 	out := make([]hit, 0, min(n, len(hits)))
 	kept := make(map[string]bool, cap(out))
+	sorted := 0 // hits[:sorted] are the best, best first
 	for next := 0; len(out) < n && next < len(hits); {
+		if want := next + n - len(out); sorted < want {
+			sorted += sortFirst(hits[sorted:], want-sorted)
+		}
 		// The next hits that may fill the places left, and the ids of
 		// those not read yet.
 		end, want := next, n-len(out)
@@ -471,15 +478,11 @@ func (f *fusion) add(h hit, score float64) {
 	sum.score += score
 }
 
-// results returns the summed hits, best first.
-func (f *fusion) results() []hit {
-	out := f.set.hits
-	sortHits(out)
-	return out
-}
+// results returns the summed hits, in no particular order.
+func (f *fusion) results() []hit { return f.set.hits }
 
-// lexical returns the lexical ranking of the n best text matches and the
-// turns their neighbours lift, all of them, best first.
+// lexical returns the lexical scores of the n best text matches and the
+// turns their neighbours lift, all of them, in no particular order.
 func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, text string, n int) ([]hit, error) {
 	matches, err := src.rank(ctx, dq, text, n)
 	if err != nil {
@@ -537,7 +540,6 @@ func (r *Recaller) lexical(ctx context.Context, src source, dq driver.Query, tex
 		}
 		out = append(out, *h)
 	}
-	sortHits(out)
 	return out, nil
 }
 
@@ -549,6 +551,73 @@ func createdIn(t time.Time, periods []period, loc *time.Location) bool {
 		}
 	}
 	return false
+}
+
+// sortFirst moves the best n of hits (all when fewer) to the front, best
+// first, and returns how many it ordered: n, or more when hits after the
+// n-th score as much, which it orders too. The rest stay unordered. It
+// picks the best by their scores alone, comparing references (ids lying
+// scattered in memory) only among those: a recall orders the ten it
+// returns of hundreds it scored.
+func sortFirst(hits []hit, n int) int {
+	if n >= len(hits) || n < 1 {
+		sortHits(hits)
+		return len(hits)
+	}
+	// bar: the n-th best score, the root of a min-heap of the n best.
+	best := make([]float64, 0, n)
+	for i := range hits {
+		best = pushBest(best, n, hits[i].score)
+	}
+	bar := best[0]
+	if math.IsNaN(bar) {
+		sortHits(hits)
+		return len(hits)
+	}
+	m := 0
+	for i := range hits {
+		if hits[i].score >= bar {
+			hits[m], hits[i] = hits[i], hits[m]
+			m++
+		}
+	}
+	sortHits(hits[:m])
+	return m
+}
+
+// pushBest offers score to h, a min-heap of the best n scores offered,
+// and returns it.
+func pushBest(h []float64, n int, score float64) []float64 {
+	if len(h) < n {
+		h = append(h, score)
+		for i := len(h) - 1; i > 0; {
+			p := (i - 1) / 2
+			if !(h[i] < h[p]) {
+				break
+			}
+			h[i], h[p] = h[p], h[i]
+			i = p
+		}
+		return h
+	}
+	if !(score > h[0]) {
+		return h
+	}
+	h[0] = score
+	for i := 0; ; {
+		c := 2*i + 1
+		if c >= len(h) {
+			return h
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if !(h[c] < h[i]) {
+			return h
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }
 
 // sortHits orders hits by score, then newest, then greatest id.

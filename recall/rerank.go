@@ -12,15 +12,13 @@ import (
 
 // decay multiplies each result's score by its recency factor at now,
 // (1 − weight) + weight · 2^(−age/halfLife), age being how long before
-// now the record was created (a record from the future counts as new),
-// and orders the results again.
+// now the record was created (a record from the future counts as new).
 func decay(out []hit, now time.Time, halfLife time.Duration, weight float64) {
 	for i := range out {
 		age := max(0, now.Sub(out[i].ref.Created))
 		f := (1 - weight) + weight*math.Exp2(-float64(age)/float64(halfLife))
 		out[i].score *= f
 	}
-	sortHits(out)
 }
 
 // diversify re-orders the first k of out, best first, by maximal marginal

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentmem/memory/internal/vecmath"
@@ -78,15 +79,33 @@ type candidate struct {
 	upper float32
 }
 
+// workers keeps the workers of past searches, for the memory of their
+// heaps and candidates: a search of hundreds of results among 100,000
+// rows keeps thousands of candidates, and making them anew each time
+// was most of what a search allocated.
+var workers = sync.Pool{New: func() any { return new(worker) }}
+
 func newWorker(b *bound, k int, accept func(Ref) bool, shared *cut) *worker {
-	return &worker{
-		b: b, k: k, accept: accept, shared: shared,
-		lows: make([]float32, 0, k),
-		cut:  shared.load(),
+	w := workers.Get().(*worker)
+	lows, cands := w.lows[:0], w.cands[:0]
+	if cap(lows) < k {
+		lows = make([]float32, 0, k)
+	}
+	if cap(cands) < 2*k+32 {
 		// Room for the candidates of a typical search: the k results and
 		// as many again that were once among the best.
-		cands: make([]candidate, 0, 2*k+32),
+		cands = make([]candidate, 0, 2*k+32)
 	}
+	*w = worker{b: b, k: k, accept: accept, shared: shared, lows: lows, cut: shared.load(), cands: cands}
+	return w
+}
+
+// release returns w to the pool once its search no longer needs it,
+// holding none of the search's sets or functions.
+func (w *worker) release() {
+	clear(w.cands[:cap(w.cands)])
+	*w = worker{lows: w.lows[:0], cands: w.cands[:0]}
+	workers.Put(w)
 }
 
 // scanRange runs the first pass over the rows numbered lo to hi-1,

@@ -107,7 +107,9 @@ func search(sets []*Set, query []float32, k int, accept func(Ref) bool, tie func
 	if workers == 1 {
 		w := newWorker(b, size, accept, shared)
 		w.scanRange(sets, 0, total)
-		return w.rescore(tie).sorted(), nil
+		top := w.rescore(tie)
+		w.release()
+		return top.sorted(), nil
 	}
 	tops := make([]*topK, workers)
 	var wg sync.WaitGroup
@@ -119,6 +121,7 @@ func search(sets []*Set, query []float32, k int, accept func(Ref) bool, tie func
 			w := newWorker(b, size, accept, shared)
 			w.scanRange(sets, lo, hi)
 			tops[i] = w.rescore(tie)
+			w.release()
 		}
 		if i == workers-1 {
 			// The calling goroutine takes the last share itself.
