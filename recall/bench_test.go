@@ -173,6 +173,74 @@ func BenchmarkRecallHybrid100k(b *testing.B) {
 	}
 }
 
+// BenchmarkRecallHybrid100kAfterWrite is BenchmarkRecallHybrid100k on
+// PostgreSQL with Options.InProcessVectors, each recall timed after a
+// write (untimed) that replaces one fact, text and vector: made through
+// the recalling store itself (own), or through another handle on the
+// database (other), as another process would. Its in-process copies
+// must catch up before every recall: after its own write a driver
+// catches up first, and after another's it learns of the change only
+// from its catch-up, which it reads while it searches, and searches again.
+func BenchmarkRecallHybrid100kAfterWrite(b *testing.B) {
+	const name = "postgres-inprocess"
+	for _, by := range []string{"own", "other"} {
+		b.Run(by, func(b *testing.B) {
+			e := &embeddingtest.Embedder{Dims: benchDims}
+			st := hybridStore(b, name, 100_000, e)
+			writer := st
+			if by == "other" {
+				d, err := postgres.Open(benchStores.at[name+"hybrid-1x100000"], postgres.Options{InProcessVectors: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer d.Close()
+				writer = backend.NewStore(d, backend.StoreOptions{})
+			}
+			r, err := recall.New(st, recall.Options{Embedder: e})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			q := memory.Query{Level: memory.LevelSession}
+			queries := backendtest.BenchTextQueries(64)
+			who := backendtest.BenchTextIdentity(0)
+			write := func(i int) {
+				rec := backendtest.BenchTextRecord(0, i%1000)
+				rec.ID = "after-write"
+				rec.Vector = embeddingtest.Vector(rec.Content, benchDims)
+				if err := writer.Driver().Put(ctx, []memory.Record{rec}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			write(0)
+			if _, err := r.Recall(ctx, who, q, queries[0], 10); err != nil {
+				b.Fatal(err)
+			}
+			runtime.GC()
+			ds := make([]float64, 0, b.N)
+			b.ResetTimer()
+			for i := range b.N {
+				b.StopTimer()
+				write(i + 1)
+				b.StartTimer()
+				t0 := time.Now()
+				res, err := r.Recall(ctx, who, q, queries[i%len(queries)], 10)
+				ds = append(ds, float64(time.Since(t0)))
+				if err == nil && res.Degraded != nil {
+					err = res.Degraded
+				}
+				if err != nil || len(res.Hits) == 0 {
+					b.Fatal(err, len(res.Hits))
+				}
+			}
+			b.StopTimer()
+			slices.Sort(ds)
+			b.ReportMetric(ds[len(ds)/2], "median-ns/op")
+			b.ReportMetric(ds[len(ds)*99/100], "p99-ns/op")
+		})
+	}
+}
+
 // BenchmarkFirstRecallHybrid100k measures the first hybrid recall of a
 // new handle on the store of BenchmarkRecallHybrid100k, once the
 // snapshots of its text cache (and, on SQLite, of its vector copy) are
