@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/worker"
 )
 
 // Indexer gives stored records vectors off the write path, with one
@@ -66,6 +67,7 @@ type Indexer struct {
 	s     *backend.Store
 	sw    driver.Swapper
 	cl    driver.Claimer // nil without a work queue
+	pool  *worker.Pool   // the workers claiming queued work; nil without a queue or with NoWorkers
 	e     memory.Embedder
 	cache *Cache // nil without a cache
 	model string
@@ -73,14 +75,13 @@ type Indexer struct {
 	role  role
 	log   *slog.Logger
 	sem   chan struct{}
-	wake  chan struct{}
 	stop  chan struct{}
 	stats struct{ embedded, skipped, conflicts, failed, calls atomic.Int64 }
 
 	mu     sync.Mutex
 	closed bool
-	err    error // what stopped the workers
-	wg     sync.WaitGroup
+	err    error          // what stopped the workers
+	wg     sync.WaitGroup // calls in progress
 }
 
 // errStopping reports a wait cut short by Close.
@@ -117,7 +118,6 @@ func NewIndexer(ctx context.Context, s *backend.Store, e memory.Embedder, opt Op
 	x := &Indexer{
 		s: s, sw: sw, e: e, model: model, opt: opt, role: r, log: opt.Logger,
 		sem:  make(chan struct{}, opt.Workers),
-		wake: make(chan struct{}, 1),
 		stop: make(chan struct{}),
 	}
 	if opt.CacheBytes >= 0 {
@@ -125,10 +125,11 @@ func NewIndexer(ctx context.Context, s *backend.Store, e memory.Embedder, opt Op
 	}
 	x.cl, _ = s.Driver().(driver.Claimer)
 	if x.cl != nil && !opt.NoWorkers {
-		for range opt.Workers {
-			x.wg.Add(1)
-			go x.worker()
+		p, err := worker.Start(x.cl, x.poolOptions(), x.work)
+		if err != nil {
+			return nil, err
 		}
+		x.pool = p
 	}
 	return x, nil
 }
@@ -182,6 +183,9 @@ func (x *Indexer) Close() error {
 		close(x.stop)
 	}
 	x.mu.Unlock()
+	if x.pool != nil {
+		_ = x.pool.Close() // always nil
+	}
 	x.wg.Wait()
 	return nil
 }

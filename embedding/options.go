@@ -71,8 +71,8 @@ type Options struct {
 	Queue string
 	// Lease is how long a worker holds a claimed batch before another may
 	// take it over; zero means DefaultLease. A batch whose embedder
-	// tries all fail is left to lapse, so its next claim comes a lease
-	// later.
+	// tries all fail is held for one more lease, so its next claim comes
+	// a lease later.
 	Lease time.Duration
 	// Poll is how often an idle worker looks for work that other
 	// processes queued; zero means DefaultPoll. Work this Indexer's

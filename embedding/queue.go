@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/worker"
 )
 
 // workID is the queue id of a record: its tenant and id hashed, as record
@@ -60,9 +61,8 @@ func (x *Indexer) Enqueue(ctx context.Context, id memory.Identity, recordIDs ...
 	if _, err := x.cl.Enqueue(ctx, items); err != nil {
 		return err
 	}
-	select {
-	case x.wake <- struct{}{}:
-	default:
+	if x.pool != nil {
+		x.pool.Wake()
 	}
 	return nil
 }
@@ -77,71 +77,64 @@ func owns(id memory.Identity, r memory.Record) bool {
 	return r.Kind == memory.KindDocument && l != "" && r.Identity == id.Only(l.Keyed())
 }
 
-func (x *Indexer) worker() {
-	defer x.wg.Done()
-	ctx := context.Background() // work in flight finishes; Close cuts waits only
-	for !x.stopping() && x.Err() == nil {
-		leases, err := x.cl.Claim(ctx, x.opt.Queue, x.opt.BatchSize, x.opt.Lease)
-		if err != nil {
-			x.log.Warn("embedding: claiming queued work failed", "queue", x.opt.Queue, "err", err)
-		}
-		if len(leases) == 0 {
-			t := time.NewTimer(x.opt.Poll)
-			select {
-			case <-x.stop:
-			case <-x.wake:
-			case <-t.C:
-			}
-			t.Stop()
-			continue
-		}
-		x.work(ctx, leases)
+// poolOptions are the options of the Indexer's worker pool: its batches
+// are the Indexer's, and a failed batch waits a lease before its next
+// claim.
+func (x *Indexer) poolOptions() worker.Options {
+	return worker.Options{
+		Queue:       x.opt.Queue,
+		Workers:     x.opt.Workers,
+		Batch:       x.opt.BatchSize,
+		Lease:       x.opt.Lease,
+		Poll:        x.opt.Poll,
+		MaxAttempts: x.opt.MaxClaims,
+		Backoff:     func(int) time.Duration { return x.opt.Lease },
+		GiveUp:      x.drop,
+		Logger:      x.log,
 	}
 }
 
-// work embeds the records of a claimed batch and completes its items.
-func (x *Indexer) work(ctx context.Context, leases []driver.Lease) {
+// work is the worker pool's handler: it embeds the records of a claimed
+// batch, all in one batch, and completes its items itself (complete), to
+// queue again the records rewritten meanwhile.
+func (x *Indexer) work(ctx context.Context, leases []driver.Lease) []error {
 	recs, want := x.claimed(ctx, leases, true)
 	if recs == nil {
-		x.giveBack(ctx, leases) // reading failed: the next claim tries again
-		return
+		return each(leases, worker.Later(0)) // reading failed: the next claim tries again
 	}
 	_, err := x.batch(ctx, want, false)
 	var me *modelError
 	switch {
 	case err == nil:
+		x.complete(ctx, leases, recs)
+		return each(leases, worker.Settled)
 	case errors.Is(err, errStopping):
-		x.giveBack(ctx, leases)
-		return
+		return each(leases, worker.Later(0)) // given back for the next claim
 	case errors.As(err, &me):
 		x.mu.Lock()
 		x.err = me.err
 		x.mu.Unlock()
 		x.log.Error("embedding: the store's model changed; this indexer stops claiming work", "model", x.model, "err", me.err)
-		x.giveBack(ctx, leases)
-		return
+		return each(leases, worker.Halt(me.err)) // given back; the pool stops
 	default:
-		var left, dropped []driver.Lease
-		for _, l := range leases {
-			if l.Attempt >= x.opt.MaxClaims {
-				dropped = append(dropped, l)
-			} else {
-				left = append(left, l)
-			}
-		}
-		x.log.Warn("embedding: a queued batch failed; it is claimed again when its lease lapses", "records", len(left), "err", err)
-		if len(dropped) > 0 {
-			x.stats.failed.Add(int64(len(dropped)))
-			ids := make([]string, len(dropped))
-			for i, l := range dropped {
-				ids[i] = l.Payload
-			}
-			x.log.Error("embedding: records dropped from the queue without a vector after too many failed claims; Backfill embeds them", "records", ids, "claims", x.opt.MaxClaims, "err", err)
-			x.complete(ctx, dropped, nil)
-		}
-		return
+		return each(leases, err) // claimed again a lease later, or dropped (drop)
 	}
-	x.complete(ctx, leases, recs)
+}
+
+// drop counts and logs a queued record dropped after MaxClaims failed
+// claims; the pool then completes its item.
+func (x *Indexer) drop(_ context.Context, l driver.Lease, err error) {
+	x.stats.failed.Add(1)
+	x.log.Error("embedding: a record dropped from the queue without a vector after too many failed claims; Backfill embeds it", "record", l.Payload, "claims", l.Attempt, "err", err)
+}
+
+// each returns err for every lease.
+func each(leases []driver.Lease, err error) []error {
+	out := make([]error, len(leases))
+	for i := range out {
+		out[i] = err
+	}
+	return out
 }
 
 // claimed reads the records of leases, and returns those it found that
@@ -185,22 +178,12 @@ func (x *Indexer) claimed(ctx context.Context, leases []driver.Lease, count bool
 	return found, want
 }
 
-// giveBack releases leases so the next claim takes them at once.
-func (x *Indexer) giveBack(ctx context.Context, leases []driver.Lease) {
-	for _, l := range leases {
-		if err := x.cl.Release(ctx, l); err != nil {
-			x.log.Debug("embedding: releasing a claim failed", "record", l.Payload, "err", err)
-		}
-	}
-}
-
 // complete completes leases and then queues again those whose records
 // were rewritten without a vector since claimed read them (recs: what it
 // found, by work id): their writers' Enqueue found the item still
 // claimed and did nothing. That covers every lease, the records skipped
 // as needing no vector too: a record that had its vector when it was
-// read may have been rewritten before the lease was completed. With nil
-// recs (leases given up) nothing is queued again.
+// read may have been rewritten before the lease was completed.
 func (x *Indexer) complete(ctx context.Context, leases []driver.Lease, recs map[string]memory.Record) {
 	var done []driver.Lease
 	for _, l := range leases {
@@ -210,7 +193,7 @@ func (x *Indexer) complete(ctx context.Context, leases []driver.Lease, recs map[
 		}
 		done = append(done, l)
 	}
-	if len(done) == 0 || recs == nil {
+	if len(done) == 0 {
 		return
 	}
 	now, _ := x.claimed(ctx, done, false)
