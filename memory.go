@@ -20,6 +20,11 @@ const (
 	// KindFact is a long-term fact or a stored memory entry recalled by
 	// relevance. Its id is derived from its scope and content.
 	KindFact Kind = "fact"
+	// KindSuperseded is a long-term fact that a newer fact superseded:
+	// kept, with its history, under its own id and listable, but never
+	// recalled by relevance (package tiers/facts rewrites a KindFact
+	// record to this kind when it supersedes it).
+	KindSuperseded Kind = "superseded"
 	// KindDocument is a keyed JSON working-memory row: Key is memory_key,
 	// Label is memory_type, Content is memory_json. Its id is derived from
 	// its scope and key.
@@ -27,12 +32,12 @@ const (
 )
 
 // Kinds lists every record kind.
-var Kinds = []Kind{KindTurn, KindSummary, KindDigest, KindFact, KindDocument}
+var Kinds = []Kind{KindTurn, KindSummary, KindDigest, KindFact, KindSuperseded, KindDocument}
 
 // Valid reports whether k is one of the defined kinds.
 func (k Kind) Valid() bool {
 	switch k {
-	case KindTurn, KindSummary, KindDigest, KindFact, KindDocument:
+	case KindTurn, KindSummary, KindDigest, KindFact, KindSuperseded, KindDocument:
 		return true
 	}
 	return false

@@ -57,6 +57,30 @@ func TestNewIDSortsByTime(t *testing.T) {
 	}
 }
 
+// Every kind Kinds lists is valid, once, and a record of it validates;
+// superseded facts among them (KindSuperseded).
+func TestKinds(t *testing.T) {
+	seen := map[memory.Kind]bool{}
+	for _, k := range memory.Kinds {
+		if !k.Valid() || seen[k] {
+			t.Errorf("kind %q: valid %t, listed before %t", k, k.Valid(), seen[k])
+		}
+		seen[k] = true
+		r := memory.Record{ID: "r", Kind: k, Identity: full, Content: "{}", Created: t0}
+		if err := r.Validate(); err != nil {
+			t.Errorf("a record of kind %q: %v", k, err)
+		}
+	}
+	if !seen[memory.KindSuperseded] {
+		t.Errorf("Kinds %v leaves out %q", memory.Kinds, memory.KindSuperseded)
+	}
+	for _, k := range []memory.Kind{"", "Fact", "superseded ", "blob"} {
+		if k.Valid() {
+			t.Errorf("kind %q is valid", k)
+		}
+	}
+}
+
 func TestRecordValidate(t *testing.T) {
 	ok := memory.NewTurn(full, memory.RoleUser, "hello", t0)
 	cases := []struct {

@@ -1,0 +1,359 @@
+package tiered_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/backend/fs"
+	"github.com/agentmem/memory/extract"
+	"github.com/agentmem/memory/tiers/tiered"
+)
+
+// words counts a text's tokens as its words, so the tests' budgets are
+// easy to reason about.
+type words struct{}
+
+func (words) CountTokens(_ context.Context, s string) (int, error) {
+	return len(strings.Fields(s)), nil
+}
+
+// counting is extract.Rules counting its calls: how many folds the
+// models were asked for.
+type counting struct {
+	extract.Rules
+	summaries, extractions atomic.Int64
+}
+
+func (c *counting) Summarize(ctx context.Context, previous string, turns []memory.Record) (string, extract.Usage, error) {
+	c.summaries.Add(1)
+	return c.Rules.Summarize(ctx, previous, turns)
+}
+
+func (c *counting) Extract(ctx context.Context, turns, known []memory.Record) ([]extract.Fact, extract.Usage, error) {
+	c.extractions.Add(1)
+	return c.Rules.Extract(ctx, turns, known)
+}
+
+// newWordMemory returns a Memory over a store on d that counts words as
+// tokens.
+func newWordMemory(t testing.TB, d driver.Driver, opt tiered.Options) (*tiered.Memory, *backend.Store) {
+	t.Helper()
+	st := backend.NewStore(d, backend.StoreOptions{Tokens: words{}})
+	m, err := tiered.New(st, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = m.Close() })
+	return m, st
+}
+
+var alice = memory.Identity{Tenant: "acme", User: "alice", Agent: "helper", Session: "s1"}
+
+// say appends one user turn of text.
+func say(t testing.TB, m *tiered.Memory, id memory.Identity, text string) {
+	t.Helper()
+	if err := m.Append(context.Background(), id, tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
+		t.Fatalf("Append(%q): %v", text, err)
+	}
+}
+
+func contents(recs []memory.Record) string {
+	out := make([]string, len(recs))
+	for i, r := range recs {
+		out[i] = r.Content
+	}
+	return strings.Join(out, " | ")
+}
+
+// TestOptionsAndDrivers checks that options out of range and a driver
+// without a work queue are refused at construction, with their classes.
+func TestOptionsAndDrivers(t *testing.T) {
+	open := tieredDrivers[0].storage(t)
+	st := backend.NewStore(open(), backend.StoreOptions{})
+	for _, opt := range []tiered.Options{
+		{Budget: -1}, {Target: 10, Trigger: 10}, {Trigger: 5000}, {Target: 3000, Trigger: 2000},
+		{DigestRetention: -1}, {Workers: -2}, {Lease: time.Millisecond}, {FailureMode: 7}, {MaxTurns: memory.MaxBatch + 1},
+	} {
+		if _, err := tiered.New(st, opt); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("New(%+v): %v, want ErrInvalidArgument", opt, err)
+		}
+	}
+	d, err := fs.Open(t.TempDir(), fs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := tiered.New(backend.NewStore(d, backend.StoreOptions{}), tiered.Options{}); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("New over the fs driver: %v, want ErrUnimplemented", err)
+	}
+}
+
+// TestWindow checks the short-term window: the newest turns within the
+// budget, oldest first; a smaller budget trims; the newest turn is kept
+// even over budget; no session fails closed; another principal's turns
+// in a session of the same id are not in it.
+func TestWindow(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 10, Trigger: 10, Target: 5, NoWorkers: true})
+		for i := range 6 {
+			say(t, m, alice, fmt.Sprintf("turn %d here", i)) // 3 words each
+		}
+		got, err := m.Window(ctx, alice, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := contents(got); c != "turn 3 here | turn 4 here | turn 5 here" {
+			t.Errorf("window of budget 10: %s", c)
+		}
+		got, _ = m.Window(ctx, alice, 4)
+		if c := contents(got); c != "turn 5 here" {
+			t.Errorf("window of budget 4: %s", c)
+		}
+		got, _ = m.Window(ctx, alice, 1)
+		if c := contents(got); c != "turn 5 here" {
+			t.Errorf("window of budget 1 keeps the newest turn: %s", c)
+		}
+		for _, r := range got {
+			if r.Tokens != 3 {
+				t.Errorf("turn %q has cached token count %d, want 3", r.Content, r.Tokens)
+			}
+		}
+		noSession := alice
+		noSession.Session = ""
+		if err := m.Append(ctx, noSession, tiered.Turn{Role: memory.RoleUser, Content: "hi"}); !errors.Is(err, memory.ErrIncompleteScope) {
+			t.Errorf("Append without a session: %v", err)
+		}
+		if _, err := m.Window(ctx, noSession, 0); !errors.Is(err, memory.ErrIncompleteScope) {
+			t.Errorf("Window without a session: %v", err)
+		}
+		bob := alice
+		bob.User = "bob"
+		if got, err := m.Window(ctx, bob, 0); err != nil || len(got) != 0 {
+			t.Errorf("bob's window of alice's session id: %v, %v", contents(got), err)
+		}
+		for _, bad := range []tiered.Turn{{Role: "robot", Content: "x"}, {Role: memory.RoleUser, Content: "  "}, {Role: memory.RoleUser, Content: "\xff"}} {
+			if err := m.Append(ctx, alice, bad); !errors.Is(err, memory.ErrInvalidArgument) {
+				t.Errorf("Append(%+v): %v, want ErrInvalidArgument", bad, err)
+			}
+		}
+		if got, _ := m.Window(ctx, alice, 0); len(got) != 3 {
+			t.Errorf("refused turns were stored: %s", contents(got))
+		}
+	})
+}
+
+// waitFor polls cond until it holds, failing t after a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestFoldAndRecall checks folding end to end: passing the trigger folds
+// the oldest turns into a digest version and facts in the background,
+// down to the target; recall returns window, digest and the fact about
+// what it asks, within its budget, rendered between the delimiters; and
+// Forget erases every tier and says how much.
+func TestFoldAndRecall(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		model := &counting{}
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 200, Trigger: 40, Target: 20, IdleFlush: -1, Settle: 100 * time.Millisecond,
+			Summarizer: model, Extractor: model})
+		lines := []string{
+			"I live in Lisbon with two cats.",
+			"My favourite food is grilled sardines.",
+			"I work as a ferry engineer on the Tagus.",
+			"We are planning a trip to the Azores in May.",
+			"The weather was grey and windy all week long.",
+			"I started learning the cello last winter.",
+			"Our neighbour plays the accordion every evening.",
+			"I think the new bridge looks quite elegant.",
+		}
+		for _, l := range lines {
+			say(t, m, alice, l)
+		}
+		waitFor(t, "a fold", func() bool { _, ok, _ := m.Digest(ctx, alice); return ok })
+		d, _, err := m.Digest(ctx, alice)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(d.Content, "Lisbon") {
+			t.Errorf("digest does not carry the first turn: %q", d.Content)
+		}
+		window, err := m.Window(ctx, alice, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, r := range window {
+			n += r.Tokens
+		}
+		folded, _ := strconv.Atoi(d.Metadata[tiered.MetaFoldedTurns])
+		if n > 20 || len(window)+folded != len(lines) || window[len(window)-1].Content != lines[len(lines)-1] {
+			t.Errorf("after the fold: window of %d turns, %d tokens (target 20), %d folded, of %d", len(window), n, folded, len(lines))
+		}
+		if model.summaries.Load() != 1 || model.extractions.Load() != 1 {
+			t.Errorf("one fold made %d summaries and %d extractions, want 1 and 1", model.summaries.Load(), model.extractions.Load())
+		}
+		waitFor(t, "the fold's facts", func() bool {
+			fs, _ := m.Facts().List(ctx, alice, memory.LevelSession, false)
+			return len(fs) > 0
+		})
+		rec, err := m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Degraded || len(rec.Facts) == 0 || !strings.Contains(rec.Facts[0].Record.Content, "Lisbon") || rec.Digest == nil || len(rec.Window) != len(window) {
+			t.Fatalf("recall: degraded %v %+v, facts %d, digest %v, window %d", rec.Degraded, rec.Errors, len(rec.Facts), rec.Digest != nil, len(rec.Window))
+		}
+		for _, budget := range []int{200, 25, 3} {
+			small, err := m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{Budget: budget})
+			if err != nil {
+				t.Fatal(err)
+			}
+			used := 0
+			for _, r := range small.Window {
+				used += r.Tokens
+			}
+			if small.Digest != nil {
+				used += small.Digest.Tokens
+			}
+			for _, f := range small.Facts {
+				used += f.Record.Tokens
+			}
+			if used > budget || budget == 200 && small.Digest == nil {
+				t.Errorf("recall within %d tokens holds %d (digest %v)", budget, used, small.Digest != nil)
+			}
+		}
+		if !strings.HasPrefix(rec.Text, tiered.BlockStart) || !strings.HasSuffix(rec.Text, tiered.BlockEnd) || rec.Tokens == 0 {
+			t.Errorf("rendered block: %q (%d tokens)", rec.Text, rec.Tokens)
+		}
+		erased, err := m.Forget(ctx, alice, memory.LevelSession)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if erased.Turns != int64(len(lines)) || erased.Digests != 1 || erased.Facts == 0 {
+			t.Errorf("Forget erased %+v", erased)
+		}
+		rec, err = m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+		if err != nil || rec.Text != "" || rec.Degraded {
+			t.Errorf("recall after Forget: %q, %v", rec.Text, err)
+		}
+	})
+}
+
+// TestFoldsExactlyOnce runs two replicas of four workers each on one
+// store (for SQLite and PostgreSQL, two driver handles on one database)
+// while eight goroutines append to twelve sessions at once, and checks
+// that every session ends folded below its trigger, with digest versions
+// contiguous from 1, each folding the turns after the one before it and
+// no turn twice, and as many model calls as versions: no fold was done
+// twice.
+func TestFoldsExactlyOnce(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		model := &counting{}
+		opt := tiered.Options{Budget: 30, Trigger: 30, Target: 15, Workers: 4, IdleFlush: -1, DigestRetention: 1000, Settle: 500 * time.Millisecond, Summarizer: model, Extractor: model}
+		m1, st := newWordMemory(t, open(), opt)
+		m2, _ := newWordMemory(t, open(), opt)
+		const sessions, turns = 12, 40
+		who := func(s int) memory.Identity {
+			id := alice
+			id.Session = fmt.Sprintf("s%02d", s)
+			return id
+		}
+		var wg sync.WaitGroup
+		for g := range 8 {
+			wg.Go(func() {
+				m := m1
+				if g%2 == 1 {
+					m = m2
+				}
+				for i := range turns * sessions / 8 {
+					k := g*turns*sessions/8 + i
+					say(t, m, who(k%sessions), fmt.Sprintf("I noted item %d of the list today.", k))
+				}
+			})
+		}
+		wg.Wait()
+		// unfolded returns the tokens of session s's turns after its
+		// digest's boundary.
+		unfolded := func(s int) int {
+			all, err := st.List(ctx, who(s), memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, ok, err := m1.Digest(ctx, who(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range all { // newest first
+				if ok && r.ID == d.Metadata[tiered.MetaThroughID] {
+					break
+				}
+				n += r.Tokens
+			}
+			return n
+		}
+		for s := range sessions {
+			waitFor(t, "session "+who(s).Session+" to fold below its trigger", func() bool { return unfolded(s) <= 30 })
+		}
+		versions := 0
+		for s := range sessions {
+			ds, err := m1.Digests(ctx, who(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := st.List(ctx, who(s), memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(all) != turns {
+				t.Fatalf("session %d holds %d turns, want %d", s, len(all), turns)
+			}
+			// Oldest first, and the turns in the order said.
+			for i, j := 0, len(ds)-1; i < j; i, j = i+1, j-1 {
+				ds[i], ds[j] = ds[j], ds[i]
+			}
+			for i, j := 0, len(all)-1; i < j; i, j = i+1, j-1 {
+				all[i], all[j] = all[j], all[i]
+			}
+			pos := 0 // turns folded by the versions so far
+			for i, d := range ds {
+				if d.Key != fmt.Sprintf("%020d", i+1) {
+					t.Fatalf("session %d: digest version %d has key %q: versions not contiguous", s, i+1, d.Key)
+				}
+				folded, _ := strconv.Atoi(d.Metadata[tiered.MetaFoldedTurns])
+				pos += folded
+				if pos > len(all) || all[pos-1].ID != d.Metadata[tiered.MetaThroughID] {
+					t.Fatalf("session %d: version %d folds through %q, but its count puts the boundary at turn %d", s, i+1, d.Metadata[tiered.MetaThroughID], pos)
+				}
+			}
+			versions += len(ds)
+		}
+		if versions == 0 {
+			t.Fatal("nothing was folded")
+		}
+		if s, e := model.summaries.Load(), model.extractions.Load(); s != int64(versions) || e != int64(versions) {
+			t.Errorf("%d digest versions stored, but %d summaries and %d extractions made: a fold was done twice", versions, s, e)
+		}
+	})
+}
