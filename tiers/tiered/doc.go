@@ -78,6 +78,10 @@
 //
 // # Accounting
 //
-// Stats reports the folds done and what their model calls spent
-// (extract.Usage); Options.Logger receives background failures.
+// Each recall reports what it spent (Recollection.Usage: its fact
+// search's embedder requests, none for a lexical recall); Stats reports
+// the folds this process did and what their Summarize and Extract calls
+// spent (extract.Usage, as the Summarizer and Extractor report it).
+// Appends and erasures call no model. Options.Logger receives
+// background failures.
 package tiered

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/extract"
 	"github.com/agentmem/memory/recall"
 )
 
@@ -39,6 +40,11 @@ type Recollection struct {
 	Text string
 	// Tokens is the token count of Text.
 	Tokens int
+	// Usage is what the recall spent on models: the requests its fact
+	// search made to Options.Recall.Embedder, whose tokens the Embedder
+	// interface does not report (UnreportedCalls); zero for a lexical
+	// recall.
+	Usage extract.Usage
 	// Degraded reports that a tier could not be read; Errors says which
 	// and why. The tiers that were read are returned all the same.
 	Degraded bool
@@ -96,6 +102,7 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, op
 		err error
 	}
 	var facts chan found
+	ctx, calls := withCalls(ctx)
 	if text != "" {
 		facts = make(chan found, 1)
 		go func() {
@@ -131,6 +138,7 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, op
 		return Recollection{}, err
 	}
 	out.Degraded = out.Errors != TierErrors{}
+	out.Usage = embedderUsage(calls.Load())
 	out.Text = Render(out)
 	if out.Text != "" {
 		n, err := m.st.Tokens().CountTokens(ctx, out.Text)

@@ -74,7 +74,11 @@ func New(st *backend.Store, opt Options) (*Memory, error) {
 	if _, ok := d.(driver.Swapper); !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "tiered: the %T driver has no compare-and-swap (driver.Swapper), which versioned digests need", d)
 	}
-	f, err := facts.New(st, facts.Options{Recall: opt.Recall})
+	ro := opt.Recall
+	if ro.Embedder != nil {
+		ro.Embedder = countingEmbedder{ro.Embedder}
+	}
+	f, err := facts.New(st, facts.Options{Recall: ro})
 	if err != nil {
 		return nil, err
 	}
