@@ -187,6 +187,11 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 	if err := m.prune(ctx, id, prev.version+1); err != nil {
 		m.opt.Logger.Warn("tiered: pruning old digest versions failed; the next fold tries again", "err", err)
 	}
+	if wait > 0 {
+		// Turns it would have evicted were not settled yet: fold again
+		// once they are (a flush goes on flushing).
+		return worker.Later(wait)
+	}
 	if !flush {
 		// Turns appended while this fold ran found its item claimed: fold
 		// again at once if they pass the trigger.
@@ -206,8 +211,8 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 // Options.MaxTurns turns; then the oldest until the rest hold at most
 // Options.Target tokens and half of MaxTurns turns; with flush, all but
 // the newest. At least one turn always stays, and only turns older than
-// Options.Settle are evicted: when the turns it would evict are younger,
-// it returns none and how long until they are settled.
+// Options.Settle are evicted: when some it would evict are younger, it
+// returns the older ones and how long until the next is settled.
 func (m *Memory) evictable(ctx context.Context, turns []memory.Record, flush bool) ([]memory.Record, time.Duration, error) {
 	if len(turns) < 2 {
 		return nil, 0, nil
@@ -238,8 +243,8 @@ func (m *Memory) evictable(ctx context.Context, turns []memory.Record, flush boo
 	for k < n && !turns[k].Created.After(settled) {
 		k++
 	}
-	if k < n && k == 0 {
-		return nil, turns[0].Created.Sub(settled) + time.Millisecond, nil
+	if k < n {
+		return turns[:k], turns[k].Created.Sub(settled) + time.Millisecond, nil
 	}
 	return turns[:k], 0, nil
 }

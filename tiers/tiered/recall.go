@@ -29,7 +29,10 @@ type Recollection struct {
 	// Window is the newest turns of the session's window that fit, oldest
 	// first.
 	Window []memory.Record
-	// Digest is the session's latest digest, nil when there is none or
+	// Digest is the session's latest digest; for a session not folded
+	// yet, at a level wider than the session's, the latest digest of an
+	// earlier session visible at that level (its Identity says whose), so
+	// a new session carries on from the last; nil when there is none or
 	// it did not fit.
 	Digest *memory.Record
 	// Facts are the facts most relevant to what the recall is about,
@@ -58,8 +61,10 @@ type TierErrors struct {
 }
 
 // Recall returns what id should remember before a turn about text: the
-// session's window, its latest digest and the facts most relevant to
-// text at opt.Level (none when text is empty), within opt.Budget tokens.
+// session's window, its latest digest (for a session not folded yet, the
+// latest at opt.Level: see Recollection.Digest) and the facts most
+// relevant to text at opt.Level (none when text is empty), within
+// opt.Budget tokens.
 // The window takes up to half the budget, newest turns first; then the
 // digest if it fits; then facts, best first, while they fit; then older
 // turns of the window in what is left.
@@ -115,6 +120,19 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, op
 		out.Errors.Digest = err
 	}
 	turns, _, err := m.unfolded(ctx, id, d.through, m.opt.MaxTurns)
+	shown := d
+	if d.version == 0 && out.Errors.Digest == nil && opt.Level != memory.LevelSession {
+		// A session not folded yet carries on from the last one's digest.
+		recs, derr := m.st.List(ctx, id, memory.Query{Level: opt.Level, Kinds: []memory.Kind{memory.KindDigest}, Limit: 1})
+		switch {
+		case derr != nil:
+			out.Errors.Digest = derr
+		case len(recs) > 0:
+			if prev, perr := parseDigest(recs[0]); perr == nil {
+				shown = prev
+			}
+		}
+	}
 	if err != nil {
 		out.Errors.Window = err
 	}
@@ -134,7 +152,7 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, op
 	if err := ctx.Err(); err != nil {
 		return Recollection{}, err
 	}
-	if err := m.assemble(ctx, &out, turns, d, hits, opt.Budget); err != nil {
+	if err := m.assemble(ctx, &out, turns, shown, hits, opt.Budget); err != nil {
 		return Recollection{}, err
 	}
 	out.Degraded = out.Errors != TierErrors{}

@@ -357,3 +357,43 @@ func TestFoldsExactlyOnce(t *testing.T) {
 		}
 	})
 }
+
+// TestFlushAndNewSession checks that Flush right after the turns are
+// appended folds all of them but the newest, waiting for them to settle
+// rather than stopping part-way, and that a new session's recall at the
+// agent level carries on from the last session's digest, while one at
+// the session level has none.
+func TestFlushAndNewSession(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 1000, IdleFlush: -1, Settle: 300 * time.Millisecond})
+		for i := range 6 {
+			say(t, m, alice, fmt.Sprintf("I packed item %d for the trip.", i))
+			time.Sleep(50 * time.Millisecond) // settled at different times
+		}
+		if err := m.Flush(ctx, alice); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "the flush to fold all turns but the newest", func() bool {
+			w, err := m.Window(ctx, alice, 0)
+			return err == nil && len(w) == 1
+		})
+		ds, err := m.Digests(ctx, alice)
+		if err != nil || len(ds) == 0 {
+			t.Fatalf("digests after the flush: %d, %v", len(ds), err)
+		}
+		next := alice
+		next.Session = "s2"
+		rec, err := m.Recall(ctx, next, "", tiered.RecallOptions{Level: memory.LevelAgent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rec.Digest == nil || rec.Digest.Identity.Session != alice.Session || !strings.Contains(rec.Digest.Content, "item 4") {
+			t.Fatalf("a new session's recall at the agent level: digest %+v", rec.Digest)
+		}
+		rec, err = m.Recall(ctx, next, "", tiered.RecallOptions{})
+		if err != nil || rec.Digest != nil || rec.Text != "" {
+			t.Fatalf("a new session's recall at the session level: digest %v, text %q, %v", rec.Digest != nil, rec.Text, err)
+		}
+	})
+}
