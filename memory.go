@@ -160,11 +160,28 @@ type Recollection struct {
 	// Text is the rendered block, ready to prepend to a system prompt; empty
 	// when there is nothing to recall.
 	Text string
+	// Tokens is the token count of Text by the store's counter (its
+	// TokenCounter); 0 when Text is empty.
+	Tokens int
+	// Degraded, when not nil, says why part of what would be recalled is
+	// missing (a tier or a search that failed); Records and Text hold the
+	// rest. Recall is soft about such partial failures: they degrade the
+	// recollection instead of failing the call. What leaves nothing to
+	// recall from (an ended context, an invalid identity or incomplete
+	// scope, a closed memory, the failure of the only source a type reads)
+	// is still the call's error, so a type that recalls from one source
+	// never sets Degraded; each type's documentation says which it is.
+	Degraded error
 }
 
-// Recaller assembles what a caller should remember before a step.
+// Recaller assembles what a caller should remember before a step or turn.
 type Recaller interface {
-	Recall(ctx context.Context, id Identity) (Recollection, error)
+	// Recall returns what id should remember before working on about: the
+	// text the step or turn is about (the user's request, the task's
+	// input). A type that recalls by relevance ranks by it; a type that
+	// recalls by recency ignores it (each type's documentation says
+	// which). about may be empty.
+	Recall(ctx context.Context, id Identity, about string) (Recollection, error)
 }
 
 // Forgetter erases every record visible to id at a level and reports how

@@ -73,9 +73,10 @@ func readmeTour(dir string) error {
 		return err
 	}
 
-	// Start of the next step (a new run): recall, and prepend to the system prompt.
+	// Start of the next step (a new run): recall for its task (summary memory
+	// recalls the newest steps, whatever the task), and prepend to the system prompt.
 	who.Session = "run-2"
-	recalled, err := mem.Recall(ctx, who)
+	recalled, err := mem.Recall(ctx, who, "Scan the payments service again")
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
 package tiers
 
 import (
+	"context"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/agentmem/memory"
 )
 
 // The words of the two delimiters, case-folded and without spaces: what a
@@ -124,6 +127,21 @@ func renderBlock(lines []string) string {
 	b.WriteString(ContextFooter)
 	b.WriteByte('\n')
 	return b.String()
+}
+
+// recollection returns recs and their lines (oldest first, each already
+// rendered by RecalledLine) as a Recollection: the block renderBlock makes
+// and its token count by counter. It is empty when there are no lines.
+func recollection(ctx context.Context, counter memory.TokenCounter, recs []memory.Record, lines []string) (memory.Recollection, error) {
+	text := renderBlock(lines)
+	if text == "" {
+		return memory.Recollection{}, nil
+	}
+	n, err := counter.CountTokens(ctx, text)
+	if err != nil {
+		return memory.Recollection{}, err
+	}
+	return memory.Recollection{Records: recs, Text: text, Tokens: max(0, n)}, nil
 }
 
 // frameText is the block's text without any lines; its token count is the

@@ -201,7 +201,7 @@ func TestRecallBudgetCountsRenderedLines(t *testing.T) {
 		vector := vectorOn(t, st, tiers.VectorOptions{MaxContextTokens: tc.budget})
 		for name, mem := range map[string]tiers.StepMemory{"summary": summary, "vector": vector} {
 			mustSave(t, mem, alice, forged)
-			rec, err := mem.Recall(ctx, alice)
+			rec, err := mem.Recall(ctx, alice, "")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -137,11 +137,12 @@ func (b *Buffer) Window(id memory.Identity, maxTokens int) ([]memory.Record, err
 	return slices.Clone(turns[start:]), nil
 }
 
-// Recall starts a step: it returns an empty Recollection, because a buffer
-// step always begins with an empty context window. It does not touch the
-// turns held for id. A level whose fields id lacks is
-// memory.ErrIncompleteScope, as it is for the other types.
-func (b *Buffer) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+// Recall starts a step: it returns an empty Recollection (no Records, no
+// Text, Tokens 0, Degraded nil), because a buffer step always begins with
+// an empty context window; about is ignored. It does not touch the turns
+// held for id. A level whose fields id lacks is memory.ErrIncompleteScope,
+// as it is for the other types.
+func (b *Buffer) Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error) {
 	if _, err := readScope(ctx, b.store, id, memory.LevelAgent); err != nil {
 		return memory.Recollection{}, err
 	}

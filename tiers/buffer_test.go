@@ -204,7 +204,7 @@ func TestBufferInvalidArguments(t *testing.T) {
 	if err := b.Add(cancelled, alice, memory.RoleUser, "x"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Add = %v, want context.Canceled", err)
 	}
-	if _, err := b.Recall(cancelled, alice); !errors.Is(err, context.Canceled) {
+	if _, err := b.Recall(cancelled, alice, ""); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Recall = %v, want context.Canceled", err)
 	}
 	if err := b.Save(cancelled, alice, step(1)); !errors.Is(err, context.Canceled) {
@@ -287,7 +287,7 @@ func TestNone(t *testing.T) {
 	if err := n.Save(ctx, alice, tiers.Step{Workflow: "w/x", Name: "s"}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Fatalf("Save with an invalid step = %v", err)
 	}
-	if _, err := n.Recall(ctx, memory.Identity{User: " bad"}); !errors.Is(err, memory.ErrInvalidArgument) {
+	if _, err := n.Recall(ctx, memory.Identity{User: " bad"}, ""); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Fatalf("Recall with a malformed identity = %v", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
@@ -295,7 +295,7 @@ func TestNone(t *testing.T) {
 	if err := n.Save(cancelled, alice, step(1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Save = %v, want context.Canceled", err)
 	}
-	if _, err := n.Recall(cancelled, alice); !errors.Is(err, context.Canceled) {
+	if _, err := n.Recall(cancelled, alice, ""); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Recall = %v, want context.Canceled", err)
 	}
 }

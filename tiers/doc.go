@@ -46,7 +46,7 @@
 //
 // All four implement StepMemory, the lifecycle an agent loop drives:
 //
-//	rec, err := mem.Recall(ctx, id)            // step start
+//	rec, err := mem.Recall(ctx, id, in)        // step start: in is the step's input
 //	prompt := tiers.Prepend(rec, systemPrompt)
 //	... run the step ...
 //	err = mem.Save(ctx, id, tiers.Step{Workflow: wf, Name: step, Input: in, Output: out}) // step end
@@ -69,9 +69,15 @@
 //
 // Token counts come from the store's memory.TokenCounter, by default the
 // exact, offline cl100k_base counter. Counts are computed once, when a turn
-// or summary is written, and cached on the record; recall re-counts only a
-// record without a cached count, or a line whose rendering RecalledLine
-// changed.
+// or summary is written, and cached on the record; recall re-counts, for its
+// budget, only a record without a cached count, or a line whose rendering
+// RecalledLine changed. A recalled block is counted once more, whole, for
+// the recollection's Tokens: the exact count of Text by the same counter.
+//
+// All four recall by recency, as the document loads memory: Recall's about
+// argument (what the step is about) is ignored by each of them. Each reads
+// one source or none, so none sets Recollection.Degraded: a failure is the
+// call's error.
 //
 // Every type here is safe for concurrent use and honours cancelled
 // contexts.

@@ -28,8 +28,9 @@ func ExampleSummary() {
 	}
 	id := memory.Identity{Agent: "kaos://agent/ai-agents/monitor", Session: "run-1"}
 
-	// Step 1: nothing to recall yet.
-	rec, err := mem.Recall(ctx, id)
+	// Step 1: nothing to recall yet. Summary memory recalls the newest
+	// steps; what the step is about (its input) does not change them.
+	rec, err := mem.Recall(ctx, id, "List failing pods in namespace ai-agents")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -46,13 +47,15 @@ func ExampleSummary() {
 
 	// Step 2, in the next run: the summary is prepended to the prompt.
 	id.Session = "run-2"
-	rec, err = mem.Recall(ctx, id)
+	rec, err = mem.Recall(ctx, id, "Restart the pods in CrashLoopBackOff")
 	if err != nil {
 		log.Fatal(err)
 	}
+	fmt.Printf("step 2 recalls %d entry, %d tokens:\n", len(rec.Records), rec.Tokens)
 	fmt.Print(tiers.Prepend(rec, "You are a cluster monitor.\n"))
 	// Output:
 	// step 1 recalls 0 entries
+	// step 2 recalls 1 entry, 46 tokens:
 	// [Previous execution context]
 	// [nightly-scan/check-pods] Task: List failing pods in namespace ai-agents | Result: 3 pods in CrashLoopBackOff: api, worker, cron
 	//
@@ -74,7 +77,7 @@ func ExampleBuffer() {
 	}
 	id := memory.Identity{Agent: "kaos://agent/ai-agents/reporter", Session: "run-1"}
 
-	rec, _ := buf.Recall(ctx, id) // a buffer step always starts empty
+	rec, _ := buf.Recall(ctx, id, "Write the weekly report.") // a buffer step always starts empty
 	fmt.Printf("recalled: %q\n", rec.Text)
 
 	for _, t := range []struct {

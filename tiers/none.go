@@ -31,8 +31,9 @@ func NewNone(store *backend.Store) (None, error) {
 	return None{store: store}, nil
 }
 
-// Recall returns an empty Recollection.
-func (n None) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+// Recall returns an empty Recollection (no Records, no Text, Tokens 0,
+// Degraded nil); about is ignored.
+func (n None) Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error) {
 	if err := n.check(ctx, id, nil); err != nil {
 		return memory.Recollection{}, err
 	}

@@ -15,7 +15,8 @@ import (
 // it.
 type StepMemory interface {
 	// Recall returns the context to prepend to the step's system prompt;
-	// its Text is empty when there is nothing to recall.
+	// its Text is empty when there is nothing to recall. All four types
+	// recall by recency and ignore what the step is about.
 	memory.Recaller
 	// Save ends the step. What it keeps, if anything, is the type's
 	// defining behaviour.

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -132,7 +134,7 @@ func TestPostureReachesEveryType(t *testing.T) {
 					want[typ] = outcome{Save: w.save, Recall: w.save, ForgetUser: w.forgetUser, ForgetAgent: w.forgetAgent, Own: "n/a"}
 					var o outcome
 					o.Save = errClass(mem.Save(ctx, id, step(1)))
-					_, err := mem.Recall(ctx, id)
+					_, err := mem.Recall(ctx, id, "")
 					o.Recall = errClass(err)
 					o.ForgetUser, o.ForgetAgent = "n/a", "n/a"
 					if f, isForgetter := mem.(memory.Forgetter); isForgetter {
@@ -196,7 +198,7 @@ func TestEveryTypeRefusesInvalidUTF8(t *testing.T) {
 				t.Errorf("buffer: Add of invalid UTF-8 = %v, want ErrInvalidArgument", err)
 			}
 		}
-		if r, err := mems[typ].Recall(ctx, who); err != nil || r.Text != "" {
+		if r, err := mems[typ].Recall(ctx, who, ""); err != nil || r.Text != "" {
 			t.Errorf("%s: after refused saves Recall = %q, %v; want nothing", typ, r.Text, err)
 		}
 	}
@@ -206,5 +208,97 @@ func TestEveryTypeRefusesInvalidUTF8(t *testing.T) {
 	dir := mems[typeVector].(*tiers.Vector).Dir()
 	if files, _ := filepath.Glob(filepath.Join(dir, "*.txt")); len(files) != 0 {
 		t.Errorf("refused saves wrote vector entries %v", files)
+	}
+}
+
+// wordCounter counts the white-space-separated words of a text, so a test
+// can tell the store's counter from the default cl100k_base one. With
+// failOnBlock it fails on any text holding a recalled line under the
+// block's header: the count of a whole recalled block, never a line's or
+// the bare framing's.
+type wordCounter struct{ failOnBlock bool }
+
+var errBlockCount = errors.New("the block is not counted")
+
+func (c wordCounter) CountTokens(ctx context.Context, s string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if c.failOnBlock && strings.Contains(s, tiers.ContextHeader+"\n[") {
+		return 0, errBlockCount
+	}
+	return len(strings.Fields(s)), nil
+}
+
+// TestEveryTypeRecallsByRecency checks the one Recall shape every step
+// memory type implements: each recalls by recency, so what the step is
+// about never changes what it recalls; Tokens is the store's counter's
+// count of Text (zero for nothing); none degrades.
+func TestEveryTypeRecallsByRecency(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	clock.tick = time.Second
+	st := backend.NewStore(inmem.New(inmem.Options{Clock: clock.Now}), backend.StoreOptions{Clock: clock.Now, Tokens: wordCounter{}})
+	t.Cleanup(func() { _ = st.Close() })
+	mems := everyType(t, st)
+	who := memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai/monitor", Session: "run-1"}
+	for _, typ := range memoryTypes {
+		for i := 1; i <= 3; i++ {
+			mustSave(t, mems[typ], who, step(i))
+		}
+	}
+	who.Session = "run-2"
+	abouts := []string{"", "in 1", "out 3 in 2", "something else entirely", strings.Repeat("in 1 ", 10_000)}
+	for _, typ := range memoryTypes {
+		first, err := mems[typ].Recall(ctx, who, abouts[0])
+		if err != nil {
+			t.Fatalf("%s: Recall: %v", typ, err)
+		}
+		wantText := ""
+		if typ == typeSummary || typ == typeVector {
+			wantText = block(line(1), line(2), line(3))
+		}
+		if first.Text != wantText {
+			t.Errorf("%s: Text =\n%s\nwant\n%s", typ, first.Text, wantText)
+		}
+		if want := len(strings.Fields(first.Text)); first.Tokens != want {
+			t.Errorf("%s: Tokens = %d, want %d (the store's counter's count of Text)", typ, first.Tokens, want)
+		}
+		if first.Degraded != nil {
+			t.Errorf("%s: Degraded = %v, want nil", typ, first.Degraded)
+		}
+		for _, about := range abouts[1:] {
+			got, err := mems[typ].Recall(ctx, who, about)
+			if err != nil {
+				t.Fatalf("%s: Recall about %.20q: %v", typ, about, err)
+			}
+			if diff := cmp.Diff(first, got); diff != "" {
+				t.Errorf("%s: Recall about %.20q differs from Recall about nothing (-want +got):\n%s", typ, about, diff)
+			}
+		}
+	}
+}
+
+// TestRecallCountFailureFails checks that a type that renders a block
+// counts it: when the store's counter fails on the block, Summary and
+// Vector fail the call rather than report a wrong Tokens or degrade.
+func TestRecallCountFailureFails(t *testing.T) {
+	ctx := context.Background()
+	clock := newClock()
+	clock.tick = time.Second
+	st := backend.NewStore(inmem.New(inmem.Options{Clock: clock.Now}), backend.StoreOptions{Clock: clock.Now, Tokens: wordCounter{failOnBlock: true}})
+	t.Cleanup(func() { _ = st.Close() })
+	mems := everyType(t, st)
+	who := memory.Identity{Tenant: "acme", Agent: "kaos://agent/ai/monitor", Session: "run-1"}
+	for _, typ := range memoryTypes {
+		mustSave(t, mems[typ], who, step(1))
+		_, err := mems[typ].Recall(ctx, who, "in 1")
+		var want error
+		if typ == typeSummary || typ == typeVector {
+			want = errBlockCount
+		}
+		if !errors.Is(err, want) {
+			t.Errorf("%s: Recall = %v, want %v", typ, err, want)
+		}
 	}
 }

@@ -126,9 +126,14 @@ func (s *Summary) stale(r memory.Record, now time.Time) bool {
 // line) and one for its line break. Recall stops at the first line that
 // does not fit, so the lines are always the latest ones, unbroken. With
 // nothing to recall the Recollection is empty; its Records hold the
-// summaries as stored. A level whose fields id lacks is
+// summaries as stored, and its Tokens is the count of the whole block by
+// the store's counter. A level whose fields id lacks is
 // memory.ErrIncompleteScope.
-func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+//
+// Summary recalls by recency: about is ignored. It reads one source, the
+// store, so Degraded is always nil: a failure to list or count is the
+// call's error.
+func (s *Summary) Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error) {
 	if err := ctx.Err(); err != nil {
 		return memory.Recollection{}, err
 	}
@@ -170,7 +175,7 @@ func (s *Summary) Recall(ctx context.Context, id memory.Identity) (memory.Recoll
 	}
 	slices.Reverse(kept)
 	slices.Reverse(lines)
-	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
+	return recollection(ctx, s.store.Tokens(), kept, lines)
 }
 
 // Save stores step's one-line summary (Step.Summary) attributed to id,

@@ -41,7 +41,7 @@ func mustSave(t *testing.T, m tiers.StepMemory, id memory.Identity, s tiers.Step
 
 func mustRecall(t *testing.T, m tiers.StepMemory, id memory.Identity) memory.Recollection {
 	t.Helper()
-	r, err := m.Recall(context.Background(), id)
+	r, err := m.Recall(context.Background(), id, "")
 	if err != nil {
 		t.Fatalf("Recall: %v", err)
 	}
@@ -62,7 +62,7 @@ func TestSummaryRecallBlock(t *testing.T) {
 	clock.Advance(time.Minute)
 	mustSave(t, s, alice, tiers.Step{Workflow: "nightly-scan", Name: "report", Input: "Summarise", Output: "Sent report"})
 
-	r, err := s.Recall(ctx, alice)
+	r, err := s.Recall(ctx, alice, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,11 +268,15 @@ func TestSummaryUsesCachedTokens(t *testing.T) {
 		mustSave(t, s, alice, step(i))
 	}
 	before := counter.calls.Load()
-	if got := mustRecall(t, s, alice).Text; got != block(line(1), line(2), line(3)) {
-		t.Fatalf("recall = %q", got)
+	r := mustRecall(t, s, alice)
+	if r.Text != block(line(1), line(2), line(3)) {
+		t.Fatalf("recall = %q", r.Text)
 	}
-	if after := counter.calls.Load(); after != before {
-		t.Fatalf("Recall counted tokens %d times; cached counts should be used", after-before)
+	if after := counter.calls.Load(); after != before+1 {
+		t.Fatalf("Recall counted tokens %d times, want 1 (the block, for Tokens); the lines' cached counts should be used", after-before)
+	}
+	if want := countTokens(t, tokens.Counter{}, r.Text); r.Tokens != want {
+		t.Fatalf("Tokens = %d, want %d", r.Tokens, want)
 	}
 	// A record written elsewhere without a count is counted on read.
 	legacy := memory.NewSummary(alice, "wf/legacy", "[wf/legacy] Task: a | Result: b", clock.Now())
@@ -281,8 +285,8 @@ func TestSummaryUsesCachedTokens(t *testing.T) {
 	}
 	before = counter.calls.Load()
 	mustRecall(t, s, alice)
-	if after := counter.calls.Load(); after != before+1 {
-		t.Fatalf("Recall counted %d times, want 1 (the uncounted record)", after-before)
+	if after := counter.calls.Load(); after != before+2 {
+		t.Fatalf("Recall counted %d times, want 2 (the uncounted record, the block)", after-before)
 	}
 }
 
@@ -446,7 +450,7 @@ func TestSummaryIncompleteScope(t *testing.T) {
 	if err := s.Save(context.Background(), noAgent, step(1)); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Fatalf("Save without agent = %v, want ErrIncompleteScope", err)
 	}
-	if _, err := s.Recall(context.Background(), noAgent); !errors.Is(err, memory.ErrIncompleteScope) {
+	if _, err := s.Recall(context.Background(), noAgent, ""); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Fatalf("Recall without agent = %v, want ErrIncompleteScope", err)
 	}
 	recs, err := st.List(context.Background(), noAgent, memory.Query{Level: memory.LevelUser})
@@ -495,7 +499,7 @@ func TestSummaryContextAndClose(t *testing.T) {
 	if err := s.Save(ctx, alice, step(1)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Save = %v, want context.Canceled", err)
 	}
-	if _, err := s.Recall(ctx, alice); !errors.Is(err, context.Canceled) {
+	if _, err := s.Recall(ctx, alice, ""); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Recall = %v, want context.Canceled", err)
 	}
 	if _, err := s.Forget(ctx, alice, memory.LevelAgent); !errors.Is(err, context.Canceled) {
@@ -510,7 +514,7 @@ func TestSummaryContextAndClose(t *testing.T) {
 	if err := s.Save(context.Background(), alice, step(1)); !errors.Is(err, memory.ErrClosed) {
 		t.Fatalf("Save after Close = %v, want ErrClosed", err)
 	}
-	if _, err := s.Recall(context.Background(), alice); !errors.Is(err, memory.ErrClosed) {
+	if _, err := s.Recall(context.Background(), alice, ""); !errors.Is(err, memory.ErrClosed) {
 		t.Fatalf("Recall after Close = %v, want ErrClosed", err)
 	}
 }

@@ -234,8 +234,14 @@ func (v *Vector) stale(ns int64, now time.Time) bool {
 // entry older than the TTL; it opens only the entries it injects. Entries
 // deleted by another process meanwhile are skipped. With nothing to recall
 // the Recollection is empty. Each Record's ID is the entry's file name and
-// its Content the entry's text as stored.
-func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recollection, error) {
+// its Content the entry's text as stored; Tokens is the count of the whole
+// block by the store's counter.
+//
+// Vector recalls by recency, as the document's executor loads memory:
+// about is ignored (Search is the by-relevance path, for the vector-search
+// tool). It reads one source, the directory, so Degraded is always nil: a
+// failure to read or count is the call's error.
+func (v *Vector) Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error) {
 	if err := v.check(ctx); err != nil {
 		return memory.Recollection{}, err
 	}
@@ -308,7 +314,7 @@ func (v *Vector) Recall(ctx context.Context, id memory.Identity) (memory.Recolle
 	}
 	slices.Reverse(kept)
 	slices.Reverse(lines)
-	return memory.Recollection{Records: kept, Text: renderBlock(lines)}, nil
+	return recollection(ctx, v.store.Tokens(), kept, lines)
 }
 
 // renderLine returns text rendered by RecalledLine and the rendered line's

@@ -107,7 +107,7 @@ func BenchmarkVectorLoad100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		rec, err := fresh.Recall(ctx, benchWho)
+		rec, err := fresh.Recall(ctx, benchWho, "")
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -45,7 +45,9 @@ func ExampleVector() {
 	}
 
 	id.Session = "run-2"
-	rec, err := mem.Recall(ctx, id) // the next step's start
+	// The next step's start: the newest entries that fit the budget, whatever
+	// the step is about; Search is the way to look entries up by keyword.
+	rec, err := mem.Recall(ctx, id, "Why did payments fail?")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -64,7 +64,7 @@ func TestVectorIndexCompacts(t *testing.T) {
 	if len(files) != 3 {
 		t.Fatalf("%d entry files, want 3", len(files))
 	}
-	rec, err := v.Recall(ctx, benchWho)
+	rec, err := v.Recall(ctx, benchWho, "")
 	if err != nil || len(rec.Records) != 3 {
 		t.Fatalf("recall after compaction: %d records, %v", len(rec.Records), err)
 	}

@@ -84,7 +84,7 @@ func TestVectorTwoProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer v.Close()
-	rec, err := v.Recall(ctx, childIdentity(0))
+	rec, err := v.Recall(ctx, childIdentity(0), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func TestVectorTwoProcesses(t *testing.T) {
 	if err := v.Rebuild(ctx); err != nil {
 		t.Fatal(err)
 	}
-	again, err := v.Recall(ctx, childIdentity(1))
+	again, err := v.Recall(ctx, childIdentity(1), "")
 	if err != nil || again.Text != rec.Text {
 		t.Fatalf("after a rebuild: %v\n%s\nwant\n%s", err, again.Text, rec.Text)
 	}

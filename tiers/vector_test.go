@@ -78,7 +78,7 @@ func entryFiles(t *testing.T, dir string) []string {
 
 func recallLines(t *testing.T, v *tiers.Vector, id memory.Identity) []string {
 	t.Helper()
-	rec, err := v.Recall(context.Background(), id)
+	rec, err := v.Recall(context.Background(), id, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestVectorSaveThenRecallNextStep(t *testing.T) {
 	v := newVector(t, clock, tiers.VectorOptions{})
 	ctx := context.Background()
 
-	rec, err := v.Recall(ctx, monitor)
+	rec, err := v.Recall(ctx, monitor, "")
 	if err != nil {
 		t.Fatalf("first step's Recall: %v", err)
 	}
@@ -106,7 +106,7 @@ func TestVectorSaveThenRecallNextStep(t *testing.T) {
 
 	next := monitor
 	next.Session = "run-2"
-	rec, err = v.Recall(ctx, next)
+	rec, err = v.Recall(ctx, next, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func TestVectorRecallBudgetExact(t *testing.T) {
 	}{{budget, 7}, {budget - 1, 6}, {budget + lineTokens(12) - 1, 7}, {budget + lineTokens(12), 8}} {
 		v := newVector(t, clock, tiers.VectorOptions{MaxContextTokens: tc.budget})
 		saveSteps(t, v, monitor, 0, 20)
-		rec, err := v.Recall(context.Background(), monitor)
+		rec, err := v.Recall(context.Background(), monitor, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,7 +255,7 @@ func TestVectorScopeIsolation(t *testing.T) {
 		{Tenant: "acme", Agent: strings.TrimSuffix(monitor.Agent, "r")}, // a prefix is not a match
 	}
 	for _, other := range others {
-		rec, err := b.Recall(ctx, other)
+		rec, err := b.Recall(ctx, other, "")
 		if err != nil || rec.Text != "" {
 			t.Errorf("%+v recalls %q, %v; want nothing", other, rec.Text, err)
 		}
@@ -270,7 +270,7 @@ func TestVectorScopeIsolation(t *testing.T) {
 	if got := recallLines(t, b, monitor); len(got) != 1 {
 		t.Fatalf("the writer's own scope recalls %d entries through another Vector, want 1", len(got))
 	}
-	if _, err := b.Recall(ctx, memory.Identity{Tenant: "acme", Session: "run-1"}); !errors.Is(err, memory.ErrIncompleteScope) {
+	if _, err := b.Recall(ctx, memory.Identity{Tenant: "acme", Session: "run-1"}, ""); !errors.Is(err, memory.ErrIncompleteScope) {
 		t.Fatalf("recall without an agent: %v, want ErrIncompleteScope", err)
 	}
 }
@@ -583,7 +583,7 @@ func TestVectorErrors(t *testing.T) {
 	if err := v.Save(cancelled, monitor, good); err != context.Canceled {
 		t.Errorf("Save with a cancelled context = %v", err)
 	}
-	if _, err := v.Recall(cancelled, monitor); err != context.Canceled {
+	if _, err := v.Recall(cancelled, monitor, ""); err != context.Canceled {
 		t.Errorf("Recall with a cancelled context = %v", err)
 	}
 	if _, err := v.Search(cancelled, monitor, "x", 1); err != context.Canceled {
@@ -599,7 +599,7 @@ func TestVectorErrors(t *testing.T) {
 	if err := v.Save(ctx, monitor, good); !errors.Is(err, memory.ErrClosed) {
 		t.Errorf("Save after Close = %v", err)
 	}
-	if _, err := v.Recall(ctx, monitor); !errors.Is(err, memory.ErrClosed) {
+	if _, err := v.Recall(ctx, monitor, ""); !errors.Is(err, memory.ErrClosed) {
 		t.Errorf("Recall after Close = %v", err)
 	}
 	if _, err := v.Search(ctx, monitor, "x", 1); !errors.Is(err, memory.ErrClosed) {
@@ -635,7 +635,7 @@ func TestVectorTamperedEntryFailsClosed(t *testing.T) {
 	if err := os.WriteFile(path, []byte(forged), 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := v.Recall(context.Background(), monitor); !errors.Is(err, memory.ErrConflict) {
+	if _, err := v.Recall(context.Background(), monitor, ""); !errors.Is(err, memory.ErrConflict) {
 		t.Fatalf("Recall of an entry whose file disagrees with the index = %v, want ErrConflict", err)
 	}
 	if got := recallLines(t, v, retriever); len(got) != 0 {

@@ -41,7 +41,7 @@ func ExampleNew() {
 	fmt.Println("stored in", d.Namespace()+"/"+name)
 
 	who.Session = "run-2"
-	recalled, err := mem.Recall(ctx, who)
+	recalled, err := mem.Recall(ctx, who, "")
 	if err != nil {
 		fmt.Println(err)
 		return

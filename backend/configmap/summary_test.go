@@ -44,7 +44,7 @@ func TestSummaryFlow(t *testing.T) {
 			clk.Advance(time.Hour)
 		}
 		who.Session = "run-5"
-		got, err := mem.Recall(ctx, who)
+		got, err := mem.Recall(ctx, who, "")
 		if err != nil {
 			t.Fatalf("Recall: %v", err)
 		}
@@ -57,7 +57,7 @@ func TestSummaryFlow(t *testing.T) {
 		}
 
 		clk.Advance(ttl)
-		if got, err := mem.Recall(ctx, who); err != nil || got.Text != "" {
+		if got, err := mem.Recall(ctx, who, ""); err != nil || got.Text != "" {
 			t.Errorf("Recall after the ttl: %q, %v; want nothing", got.Text, err)
 		}
 		step := tiers.Step{Workflow: "nightly", Name: "scan", Input: "Scan again", Output: "quiet"}

@@ -187,8 +187,9 @@ func run(ctx context.Context, c config) error {
 		defer cl.Close()
 	}
 
-	// 4. Step start: load memory and prepend it to the system prompt.
-	recalled, err := mem.Recall(ctx, who)
+	// 4. Step start: load memory for the task and prepend it to the system
+	//    prompt.
+	recalled, err := mem.Recall(ctx, who, c.task)
 	if err != nil {
 		return err
 	}

@@ -67,8 +67,10 @@ func run(ctx context.Context) error {
 		Session: fmt.Sprintf("run-%d", time.Now().UnixNano()),
 	}
 
-	// 3. Step start: recall what earlier runs left behind.
-	recalled, err := mem.Recall(ctx, who)
+	// 3. Step start: recall what earlier runs left behind, before the task.
+	//    Summary memory recalls the newest steps, whatever the task is about.
+	task := "Check the checkout service: p99 latency alert fired at 03:12 UTC."
+	recalled, err := mem.Recall(ctx, who, task)
 	if err != nil {
 		return err
 	}
@@ -82,7 +84,6 @@ func run(ctx context.Context) error {
 	// 4. Run the step. Any langchaingo llms.Model plugs in here, for example
 	//    openai.New() from github.com/tmc/langchaingo/llms/openai.
 	var model llms.Model = scriptedModel{}
-	task := "Check the checkout service: p99 latency alert fired at 03:12 UTC."
 	answer, err := model.GenerateContent(ctx, []llms.MessageContent{
 		llms.TextParts(llms.ChatMessageTypeSystem, system),
 		llms.TextParts(llms.ChatMessageTypeHuman, task),

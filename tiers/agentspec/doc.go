@@ -16,7 +16,7 @@
 //
 //	spec, err := agentspec.ParseManifest(manifest)
 //	mem, err := agentspec.NewMemory(ctx, store, spec, agentspec.EnvironmentFromOS())
-//	rec, err := mem.Recall(ctx, who) // step start
+//	rec, err := mem.Recall(ctx, who, task) // step start: task is the step's input
 //
 // This is the only memory-type package that imports Kubernetes code: a
 // PersistentVolumeClaim name (persistentStorage.volumeClaimRef) is checked

@@ -112,7 +112,7 @@ func runLifecycle(t *testing.T, open func(*testing.T, memory.Clock) driver.Drive
 	var recalls []string
 	step := func(i int) {
 		t.Helper()
-		rec, err := mem.Recall(ctx, who)
+		rec, err := mem.Recall(ctx, who, "")
 		if err != nil {
 			t.Fatalf("step %d: Recall: %v", i, err)
 		}
@@ -131,7 +131,7 @@ func runLifecycle(t *testing.T, open func(*testing.T, memory.Clock) driver.Drive
 	step(5)
 	clock.advance(8 * 24 * time.Hour) // past the ttl: only what is newer survives
 	step(6)
-	last, err := mem.Recall(ctx, who)
+	last, err := mem.Recall(ctx, who, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,7 +65,7 @@ func TestNewMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rec, err := mem.Recall(ctx, who)
+	rec, err := mem.Recall(ctx, who, "")
 	if err != nil {
 		t.Fatal(err)
 	}

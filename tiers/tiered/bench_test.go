@@ -123,14 +123,14 @@ func BenchmarkRecall100kFacts(b *testing.B) {
 			}
 			questions := backendtest.BenchTextQueries(64)
 			// Warm: the first recall loads the text index.
-			if _, err := m.Recall(ctx, alice, questions[0], tiered.RecallOptions{Level: memory.LevelAgent}); err != nil {
+			if _, err := m.RecallWith(ctx, alice, questions[0], tiered.RecallOptions{Level: memory.LevelAgent}); err != nil {
 				b.Fatal(err)
 			}
 			ds := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := range b.N {
 				t0 := time.Now()
-				rec, err := m.Recall(ctx, alice, questions[i%len(questions)], tiered.RecallOptions{Level: memory.LevelAgent})
+				rec, err := m.RecallWith(ctx, alice, questions[i%len(questions)], tiered.RecallOptions{Level: memory.LevelAgent})
 				ds = append(ds, time.Since(t0))
 				if err != nil || rec.Degraded || len(rec.Facts) == 0 || rec.Digest == nil || len(rec.Window) == 0 {
 					b.Fatalf("recall: %v, degraded %+v, %d facts, digest %v, %d turns", err, rec.Errors, len(rec.Facts), rec.Digest != nil, len(rec.Window))

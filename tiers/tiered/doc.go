@@ -62,13 +62,14 @@
 //
 // # Recall
 //
-// Recall returns, within a token budget, the session's window, its
+// RecallWith returns, within a token budget, the session's window, its
 // latest digest and the facts most relevant to a text at a level
 // (memory.LevelSession, LevelAgent, LevelUser or LevelStore, as
 // memory.Level filters them; package recall ranks them), as parts and as
-// a rendered block (Render). Recall is always soft: a tier that cannot
-// be read is reported in the result (Degraded, Errors) and the others
-// are returned. Writes and erasures report failures under the default
+// a rendered block (Render); Recall does the same with the default
+// options in the shape every memory type shares (memory.Recaller).
+// Recall is always soft: a tier that cannot be read is reported in the
+// result (Degraded, Errors) and the others are returned. Writes and erasures report failures under the default
 // FailureMode Strict, and log them under Soft.
 //
 // # Erasure

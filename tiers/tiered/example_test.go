@@ -48,7 +48,7 @@ func Example() {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	rec, err := m.Recall(ctx, alice, "Where does Alice live?", tiered.RecallOptions{K: 1})
+	rec, err := m.RecallWith(ctx, alice, "Where does Alice live?", tiered.RecallOptions{K: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -57,7 +57,7 @@ func Example() {
 	// [Memory]
 	// Known facts:
 	// - I live in Lisbon with two cats.
-	// Earlier in this conversation:
+	// Earlier conversation:
 	// User: I live in Lisbon with two cats.
 	// User: My favourite food is grilled sardines.
 	// User: I work as a ferry engineer on the Tagus.

@@ -2,6 +2,7 @@ package tiered
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/agentmem/memory"
@@ -60,7 +61,7 @@ type TierErrors struct {
 	Window, Digest, Facts error
 }
 
-// Recall returns what id should remember before a turn about text: the
+// RecallWith returns what id should remember before a turn about text: the
 // session's window, its latest digest (for a session not folded yet, the
 // latest at opt.Level: see Recollection.Digest) and the facts most
 // relevant to text at opt.Level (none when text is empty), within
@@ -74,7 +75,7 @@ type TierErrors struct {
 // the caller's mistakes fail it: an identity without a session
 // (memory.ErrIncompleteScope) or without what opt.Level needs, options
 // out of range, a closed Memory, ctx's end.
-func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, opt RecallOptions) (Recollection, error) {
+func (m *Memory) RecallWith(ctx context.Context, id memory.Identity, text string, opt RecallOptions) (Recollection, error) {
 	if err := m.enter(ctx); err != nil {
 		return Recollection{}, err
 	}
@@ -168,6 +169,31 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, text string, op
 	return out, nil
 }
 
+// Recall is RecallWith with the default options, in the shape every
+// memory type shares (memory.Recaller): the records in the order Text
+// shows them (facts, digest, window), the rendered block, its tokens, and
+// the tiers that could not be read joined in Degraded.
+func (m *Memory) Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error) {
+	r, err := m.RecallWith(ctx, id, about, RecallOptions{})
+	if err != nil {
+		return memory.Recollection{}, err
+	}
+	out := memory.Recollection{Text: r.Text, Tokens: r.Tokens}
+	for _, f := range r.Facts {
+		out.Records = append(out.Records, f.Record)
+	}
+	if r.Digest != nil {
+		out.Records = append(out.Records, *r.Digest)
+	}
+	out.Records = append(out.Records, r.Window...)
+	if r.Degraded {
+		out.Degraded = errors.Join(r.Errors.Window, r.Errors.Digest, r.Errors.Facts)
+	}
+	return out, nil
+}
+
+var _ memory.Recaller = (*Memory)(nil)
+
 // assemble fills out's window, digest and facts from what was read,
 // within budget tokens, as Recall describes.
 func (m *Memory) assemble(ctx context.Context, out *Recollection, turns []memory.Record, d digest, hits []recall.Result, budget int) error {
@@ -226,7 +252,7 @@ const (
 //	[Memory]
 //	Known facts:
 //	- <fact>
-//	Earlier in this conversation:
+//	Earlier conversation:
 //	<digest>
 //	Recent turns:
 //	<role>: <content>
@@ -247,7 +273,7 @@ func Render(r Recollection) string {
 		}
 	}
 	if r.Digest != nil {
-		b.WriteString("Earlier in this conversation:\n" + neutral(r.Digest.Content) + "\n")
+		b.WriteString("Earlier conversation:\n" + neutral(r.Digest.Content) + "\n")
 	}
 	if len(r.Window) > 0 {
 		b.WriteString("Recent turns:\n")

@@ -216,7 +216,7 @@ func TestFoldAndRecall(t *testing.T) {
 			fs, _ := m.Facts().List(ctx, alice, memory.LevelSession, false)
 			return len(fs) > 0
 		})
-		rec, err := m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+		rec, err := m.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestFoldAndRecall(t *testing.T) {
 			t.Fatalf("recall: degraded %v %+v, facts %d, digest %v, window %d", rec.Degraded, rec.Errors, len(rec.Facts), rec.Digest != nil, len(rec.Window))
 		}
 		for _, budget := range []int{200, 25, 3} {
-			small, err := m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{Budget: budget})
+			small, err := m.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{Budget: budget})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -252,7 +252,7 @@ func TestFoldAndRecall(t *testing.T) {
 		if erased.Turns != int64(len(lines)) || erased.Digests != 1 || erased.Facts == 0 {
 			t.Errorf("Forget erased %+v", erased)
 		}
-		rec, err = m.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+		rec, err = m.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})
 		if err != nil || rec.Text != "" || rec.Degraded {
 			t.Errorf("recall after Forget: %q, %v", rec.Text, err)
 		}
@@ -384,14 +384,14 @@ func TestFlushAndNewSession(t *testing.T) {
 		}
 		next := alice
 		next.Session = "s2"
-		rec, err := m.Recall(ctx, next, "", tiered.RecallOptions{Level: memory.LevelAgent})
+		rec, err := m.RecallWith(ctx, next, "", tiered.RecallOptions{Level: memory.LevelAgent})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if rec.Digest == nil || rec.Digest.Identity.Session != alice.Session || !strings.Contains(rec.Digest.Content, "item 4") {
 			t.Fatalf("a new session's recall at the agent level: digest %+v", rec.Digest)
 		}
-		rec, err = m.Recall(ctx, next, "", tiered.RecallOptions{})
+		rec, err = m.RecallWith(ctx, next, "", tiered.RecallOptions{})
 		if err != nil || rec.Digest != nil || rec.Text != "" {
 			t.Fatalf("a new session's recall at the session level: digest %v, text %q, %v", rec.Digest != nil, rec.Text, err)
 		}

@@ -2,6 +2,8 @@ package tiered_test
 
 import (
 	"context"
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/extract"
 	"testing"
 
 	"github.com/agentmem/memory/backend"
@@ -40,7 +42,7 @@ func TestRecallUsage(t *testing.T) {
 	done := make(chan tiered.Recollection, 8)
 	for range 8 {
 		go func() {
-			rec, err := hybrid.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+			rec, err := hybrid.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})
 			if err != nil {
 				t.Error(err)
 			}
@@ -53,12 +55,34 @@ func TestRecallUsage(t *testing.T) {
 			t.Errorf("hybrid recall: degraded %+v, usage %+v, want one unreported call", rec.Errors, rec.Usage)
 		}
 	}
-	rec, err := lexical.Recall(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+	rec, err := lexical.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})
 	if err != nil || rec.Usage.ModelCalls != 0 {
 		t.Errorf("lexical recall: usage %+v, %v", rec.Usage, err)
 	}
-	rec, err = hybrid.Recall(ctx, alice, "", tiered.RecallOptions{})
+	rec, err = hybrid.RecallWith(ctx, alice, "", tiered.RecallOptions{})
 	if err != nil || rec.Usage.ModelCalls != 0 || len(rec.Window) != 1 {
 		t.Errorf("recall about nothing: usage %+v, window %d, %v", rec.Usage, len(rec.Window), err)
+	}
+}
+
+// TestRecaller checks Recall, the memory.Recaller shape: the records in
+// the order the block shows them, and its tokens.
+func TestRecaller(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	defer d.Close()
+	m, st := newWordMemory(t, d, tiered.Options{NoWorkers: true})
+	say(t, m, alice, "I live in Lisbon with two cats.")
+	if _, err := m.Facts().Add(ctx, alice, extract.Fact{Text: "She lives in Lisbon.", Sources: []string{"t1"}}); err != nil {
+		t.Fatal(err)
+	}
+	var r memory.Recaller = m
+	got, err := r.Recall(ctx, alice, "Where does she live?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := st.Tokens().CountTokens(ctx, got.Text)
+	if len(got.Records) != 2 || got.Records[0].Kind != memory.KindFact || got.Records[1].Kind != memory.KindTurn || got.Tokens != n || got.Degraded != nil {
+		t.Fatalf("Recall: %d records %v, tokens %d (text counts %d), degraded %v", len(got.Records), got.Records, got.Tokens, n, got.Degraded)
 	}
 }
