@@ -41,7 +41,14 @@
 // closed while it holds claims) and ClaimRace (two replicas of eight
 // workers each race over 10,240 items on real time; every item is
 // completed exactly once, and no claim holds a lock while its worker
-// works).
+// works). A work queue that declares Config.WorkEraser is checked by
+// ClaimErase (erasure at each level removes exactly its scope's items of
+// one queue, pending and claimed, with exact counts and no page cap;
+// their claims go stale and their ids may be enqueued again),
+// ClaimEraseModel (random callers erasing at every level, compared with
+// the reference scope rules), ClaimEraseLifecycle and ClaimEraseRace
+// (erasures racing workers on two replicas: every item is removed exactly
+// once, by a Complete or by an erasure).
 //
 // Optional capabilities are declared in Config. A declaration the driver
 // contradicts is a failure, so a driver opts out honestly and never by
@@ -99,6 +106,9 @@ type Config struct {
 	TextSearch bool
 	// Claimer declares that the driver implements driver.Claimer.
 	Claimer bool
+	// WorkEraser declares that the driver's work queue implements
+	// driver.WorkEraser too; it needs Claimer.
+	WorkEraser bool
 	// PerAgent, when not nil, declares that the driver keeps each agent's
 	// records in one object of its own, with the narrowings PerAgent
 	// lists; the checks adapt their data to them or skip saying which
@@ -184,6 +194,10 @@ var checks = []check{
 	{"ClaimLifecycle", checkClaimLifecycle},
 	{"ClaimDeadWorkers", checkClaimDeadWorkers},
 	{"ClaimRace", checkClaimRace},
+	{"ClaimErase", checkClaimErase},
+	{"ClaimEraseModel", checkClaimEraseModel},
+	{"ClaimEraseLifecycle", checkClaimEraseLifecycle},
+	{"ClaimEraseRace", checkClaimEraseRace},
 }
 
 // reporter is the part of *testing.T the checks use. The suite's own tests

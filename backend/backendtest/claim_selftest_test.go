@@ -25,6 +25,14 @@ type claimFaults struct {
 	ignoreCtx    bool // contexts are never checked
 	noValidation bool // nothing is validated
 	nonAtomic    bool // Enqueue stores the valid items of a refused batch
+
+	eraseWiden       bool // EraseWork drops the user condition
+	erasePrefix      bool // EraseWork matches a field that starts with the value
+	eraseFold        bool // EraseWork matches a field that equals the value but for case
+	erasePendingOnly bool // EraseWork leaves claimed items
+	eraseAnyQueue    bool // EraseWork erases from every queue
+	eraseNoCount     bool // EraseWork reports no items removed
+	eraseTombstone   bool // the claims on erased items still renew, release and complete
 }
 
 // faultyClaimer is a small work queue over the map driver that is correct
@@ -34,6 +42,7 @@ type faultyClaimer struct {
 	claimFaults
 	qmu    sync.Mutex
 	items  map[[2]string]*faultyItem
+	erased map[[2]string]*faultyItem // erased items, kept under eraseTombstone
 	tokens int
 }
 
@@ -45,7 +54,7 @@ type faultyItem struct {
 }
 
 func newFaultyClaimer(clock memory.Clock, f claimFaults) *faultyClaimer {
-	return &faultyClaimer{mapDriver: newMapDriver(clock), claimFaults: f, items: map[[2]string]*faultyItem{}}
+	return &faultyClaimer{mapDriver: newMapDriver(clock), claimFaults: f, items: map[[2]string]*faultyItem{}, erased: map[[2]string]*faultyItem{}}
 }
 
 // enter checks the context and the closed state; the caller holds d.qmu.
@@ -152,7 +161,11 @@ func (d *faultyClaimer) current(ctx context.Context, l driver.Lease) (*faultyIte
 			return nil, err
 		}
 	}
-	it := d.items[[2]string{l.Queue, l.ID}]
+	k := [2]string{l.Queue, l.ID}
+	it := d.items[k]
+	if it == nil && d.eraseTombstone {
+		it = d.erased[k]
+	}
 	if it == nil || it.token != l.Token && !d.noTokenCheck {
 		return nil, memory.Errorf(memory.ErrConflict, "not the current claim")
 	}
@@ -195,15 +208,72 @@ func (d *faultyClaimer) Release(ctx context.Context, l driver.Lease) error {
 	return err
 }
 
+// EraseWork removes the items of queue whose identity f matches, unless
+// told to break a rule.
+func (d *faultyClaimer) EraseWork(ctx context.Context, queue string, f memory.Filter) (int64, error) {
+	d.qmu.Lock()
+	defer d.qmu.Unlock()
+	if err := d.enter(ctx); err != nil {
+		return 0, err
+	}
+	if !d.noValidation {
+		if err := driver.CheckEraseWork(queue, f); err != nil {
+			return 0, err
+		}
+	}
+	if d.eraseWiden {
+		f.Match &^= memory.FieldUser
+	}
+	matches := func(w memory.Identity) bool {
+		for _, fl := range []memory.Field{memory.FieldTenant, memory.FieldUser, memory.FieldAgent, memory.FieldInstance, memory.FieldSquad, memory.FieldSession} {
+			got, want := w.Get(fl), f.Identity.Get(fl)
+			switch {
+			case !f.Match.Has(fl) || got == want:
+			case d.erasePrefix && strings.HasPrefix(got, want):
+			case d.eraseFold && strings.EqualFold(got, want):
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	var n int64
+	for k, it := range d.items {
+		if k[0] != queue && !d.eraseAnyQueue || it.token != "" && d.erasePendingOnly || !matches(it.w.Identity) {
+			continue
+		}
+		delete(d.items, k)
+		if d.eraseTombstone {
+			d.erased[k] = it
+		}
+		n++
+	}
+	if d.eraseNoCount {
+		n = 0
+	}
+	return n, nil
+}
+
+// claimOnly is a work queue without WorkEraser.
+type claimOnly struct {
+	driver.Driver
+	driver.Claimer
+}
+
 // claimChecks are the names of the work queue's checks.
-var claimChecks = []string{"Claim", "ClaimLeases", "ClaimModel", "ClaimBadInput", "ClaimLifecycle", "ClaimDeadWorkers", "ClaimRace"}
+var claimChecks = []string{"Claim", "ClaimLeases", "ClaimModel", "ClaimBadInput", "ClaimLifecycle", "ClaimDeadWorkers", "ClaimRace",
+	"ClaimErase", "ClaimEraseModel", "ClaimEraseLifecycle", "ClaimEraseRace"}
+
+// eraseChecks are the names of WorkEraser's checks.
+var eraseChecks = []string{"ClaimErase", "ClaimEraseModel", "ClaimEraseLifecycle", "ClaimEraseRace"}
 
 // TestClaimChecksPass runs the work queue's checks against a correct
 // claimer: none may fail.
 func TestClaimChecksPass(t *testing.T) {
 	cfg := Config{
-		NewDriver: func(_ *testing.T, c memory.Clock) driver.Driver { return newFaultyClaimer(c, claimFaults{}) },
-		Claimer:   true,
+		NewDriver:  func(_ *testing.T, c memory.Clock) driver.Driver { return newFaultyClaimer(c, claimFaults{}) },
+		Claimer:    true,
+		WorkEraser: true,
 	}
 	for _, name := range claimChecks {
 		if errs := runRecorded(t, cfg, name); len(errs) != 0 {
@@ -219,6 +289,8 @@ func TestClaimChecksCatchFaults(t *testing.T) {
 		name   string
 		faults claimFaults
 		plain  bool // the driver has no work queue, yet declares one
+		only   bool // the work queue has no WorkEraser, yet declares one
+		undecl bool // the work queue has a WorkEraser, yet does not declare it
 		checks []string
 	}{
 		{name: "hands out items whose lease runs", faults: claimFaults{ignoreLease: true}, checks: []string{"Claim", "ClaimLeases", "ClaimModel", "ClaimDeadWorkers", "ClaimRace"}},
@@ -228,10 +300,19 @@ func TestClaimChecksCatchFaults(t *testing.T) {
 		{name: "replaces present items", faults: claimFaults{replace: true}, checks: []string{"Claim", "ClaimLeases", "ClaimModel"}},
 		{name: "never lets a lease lapse", faults: claimFaults{neverLapse: true}, checks: []string{"ClaimLeases", "ClaimModel", "ClaimDeadWorkers", "ClaimLifecycle"}},
 		{name: "lets a lease lapse 1ns late", faults: claimFaults{lateLapse: true}, checks: []string{"ClaimLeases", "ClaimDeadWorkers", "ClaimLifecycle"}},
-		{name: "ignores the context", faults: claimFaults{ignoreCtx: true}, checks: []string{"ClaimLifecycle", "ClaimDeadWorkers"}},
-		{name: "validates nothing", faults: claimFaults{noValidation: true}, checks: []string{"ClaimBadInput"}},
+		{name: "ignores the context", faults: claimFaults{ignoreCtx: true}, checks: []string{"ClaimLifecycle", "ClaimDeadWorkers", "ClaimEraseLifecycle"}},
+		{name: "validates nothing", faults: claimFaults{noValidation: true}, checks: []string{"ClaimBadInput", "ClaimEraseLifecycle"}},
 		{name: "enqueues part of a refused batch", faults: claimFaults{nonAtomic: true}, checks: []string{"ClaimBadInput"}},
 		{name: "has no work queue", plain: true, checks: claimChecks},
+		{name: "erases work beyond the user", faults: claimFaults{eraseWiden: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "erases work by prefix", faults: claimFaults{erasePrefix: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "erases work folding case", faults: claimFaults{eraseFold: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "erases pending work only", faults: claimFaults{erasePendingOnly: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "erases work of every queue", faults: claimFaults{eraseAnyQueue: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "does not count erased work", faults: claimFaults{eraseNoCount: true}, checks: eraseChecks},
+		{name: "keeps the claims on erased work", faults: claimFaults{eraseTombstone: true}, checks: []string{"ClaimErase", "ClaimEraseModel"}},
+		{name: "cannot erase work", only: true, checks: eraseChecks},
+		{name: "erases work without declaring it", undecl: true, checks: eraseChecks},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -241,9 +322,14 @@ func TestClaimChecksCatchFaults(t *testing.T) {
 					if c.plain {
 						return newMapDriver(clock)
 					}
+					if c.only {
+						fc := newFaultyClaimer(clock, c.faults)
+						return claimOnly{Driver: fc, Claimer: fc}
+					}
 					return newFaultyClaimer(clock, c.faults)
 				},
-				Claimer: true,
+				Claimer:    true,
+				WorkEraser: !c.undecl,
 			}
 			for _, name := range c.checks {
 				errs := runRecorded(t, cfg, name)

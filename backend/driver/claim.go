@@ -94,6 +94,43 @@ type Claimer interface {
 	Release(ctx context.Context, l Lease) error
 }
 
+// WorkEraser is the optional capability of a work queue (a Claimer) to
+// erase the pending work of a scope when the scope's records are erased:
+// an item's Identity is its writer's, and its Payload may hold what the
+// erased records held. Found by type assertion on a Claimer.
+type WorkEraser interface {
+	// EraseWork removes, in one call committed before it returns, every
+	// item of queue whose Identity f matches, pending or claimed, lapsed
+	// or not, with no page cap, and reports how many it removed. f is
+	// applied exactly as a record query's filter, with
+	// memory.Filter.Matches semantics (every field in f.Match compared
+	// byte for byte, an empty value matching only the empty value), and
+	// never widened. Like CheckQuery for records, CheckEraseWork refuses
+	// a filter that does not match on tenant, Match == 0 among them, with
+	// memory.ErrIncompleteScope: erasing a queue across tenants is no
+	// derived filter's doing.
+	//
+	// A claim on an erased item is stale from then on: Renew, Complete
+	// and Release of it fail with memory.ErrConflict (StaleLease), as for
+	// an item completed by another worker, and its id may be enqueued
+	// again as a new item. A worker that holds such a claim may still
+	// publish what it computed unless it fences its writes (see Claimer).
+	EraseWork(ctx context.Context, queue string, f memory.Filter) (int64, error)
+}
+
+// CheckEraseWork validates the arguments of an EraseWork: a valid queue
+// name and a filter that matches on tenant, which CheckQuery requires of
+// records too; an unscoped filter is memory.ErrIncompleteScope.
+func CheckEraseWork(queue string, f memory.Filter) error {
+	if err := checkQueue(queue); err != nil {
+		return err
+	}
+	if !f.Match.Has(memory.FieldTenant) {
+		return memory.Errorf(memory.ErrIncompleteScope, "unscoped erasure of work: the filter does not match on tenant")
+	}
+	return nil
+}
+
 // CheckEnqueue validates a batch for Enqueue: its size and every item.
 func CheckEnqueue(items []Work) error {
 	if len(items) > memory.MaxBatch {

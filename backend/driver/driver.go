@@ -1,8 +1,8 @@
 // Package driver is the storage driver contract: the small interface every
 // driver implements (Driver), the optional capabilities a driver may add
-// (Sweeper, Swapper, VectorSearcher, TextSearcher, TextRanker, Claimer),
-// and the checks and errors every driver applies alike, so that drivers
-// agree on what they accept and how they refuse it.
+// (Sweeper, Swapper, VectorSearcher, TextSearcher, TextRanker, Claimer,
+// WorkEraser), and the checks and errors every driver applies alike, so
+// that drivers agree on what they accept and how they refuse it.
 //
 // The contract is deliberately smaller than the user API, as
 // database/sql/driver is smaller than database/sql: drivers see queries

@@ -11,7 +11,10 @@ import (
 	"github.com/agentmem/memory/backend/driver"
 )
 
-var _ driver.Claimer = (*Driver)(nil)
+var (
+	_ driver.Claimer    = (*Driver)(nil)
+	_ driver.WorkEraser = (*Driver)(nil)
+)
 
 // workState is the driver's work queues. They share nothing with the
 // records but the driver's clock and closed state, so they have a mutex
@@ -244,6 +247,41 @@ func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 		}
 		return err
 	})
+}
+
+// EraseWork removes every item of queue whose identity f matches, pending
+// or claimed, and reports how many; see driver.WorkEraser. The claims on
+// them become stale, since their items are gone.
+func (d *Driver) EraseWork(ctx context.Context, queue string, f memory.Filter) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := driver.CheckEraseWork(queue, f); err != nil {
+		return 0, err
+	}
+	var n int64
+	err := d.queues(func(s *workState) error {
+		q := s.queues[queue]
+		if q == nil {
+			return nil
+		}
+		var gone []*workItem
+		for _, it := range q.order {
+			if !it.done && f.Matches(it.work.Identity) {
+				gone = append(gone, it)
+			}
+		}
+		// remove compacts q.order, so the items are found first.
+		for _, it := range gone {
+			s.remove(queue, q, it)
+		}
+		n = int64(len(gone))
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 // current returns the item l claims, or memory.ErrConflict when l is not

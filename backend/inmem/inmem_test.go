@@ -19,5 +19,6 @@ func TestConformance(t *testing.T) {
 		VectorSearch: backendtest.ExactVectorSearch,
 		TextSearch:   true,
 		Claimer:      true, // one process: no replicas, Replica stays nil
+		WorkEraser:   true,
 	})
 }

@@ -9,11 +9,15 @@ import (
 
 	"github.com/lib/pq"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-var _ driver.Claimer = (*Driver)(nil)
+var (
+	_ driver.Claimer    = (*Driver)(nil)
+	_ driver.WorkEraser = (*Driver)(nil)
+)
 
 // The work queue lives in the memory_work table; see internal/sqldriver
 // for its rows. Every call is one short transaction (all but Claim a
@@ -221,4 +225,26 @@ func (d *Driver) settle(ctx context.Context, l driver.Lease, query, what string)
 	}
 	defer d.gate.Leave()
 	return sq.Settle(ctx, d.db, query, l, what)
+}
+
+// EraseWork removes every item of queue whose identity f matches, pending
+// or claimed, in one statement, and reports how many; see
+// driver.WorkEraser. The DELETE compares the queue and the identity
+// columns of the filter, each with a parameter. It waits for the row
+// locks of calls in progress on its items (a claim, a renewal), so an
+// item claimed meanwhile is erased too; a DELETE that loses a deadlock
+// to a concurrent erasure is retried, as Put is, and still counts right,
+// since the attempt that lost removed nothing.
+func (d *Driver) EraseWork(ctx context.Context, queue string, f memory.Filter) (int64, error) {
+	if err := d.enter(ctx, driver.CheckEraseWork(queue, f)); err != nil {
+		return 0, err
+	}
+	defer d.gate.Leave()
+	for attempt := 1; ; attempt++ {
+		n, err := sq.EraseWork(ctx, d.db, queue, f)
+		if err == nil || attempt == maxAttempts || !retryable(err) || ctx.Err() != nil {
+			return n, err
+		}
+		d.log.Debug("postgres: retrying an erasure of work that lost a race", "attempt", attempt, "err", err)
+	}
 }

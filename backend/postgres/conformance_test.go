@@ -45,6 +45,7 @@ func conformance(t *testing.T, opt postgres.Options, vs backendtest.VectorSearch
 		VectorSearch: vs,
 		TextSearch:   true,
 		Claimer:      true,
+		WorkEraser:   true,
 		Replica:      dbs.Replica,
 	})
 }

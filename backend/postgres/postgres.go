@@ -8,9 +8,9 @@
 // driver.TextSearcher (the library's lexical engine over an in-process
 // copy of the analysed texts, kept current from a change log; see
 // SearchText) and driver.Claimer (a work queue claimed with FOR UPDATE
-// SKIP LOCKED),
-// and suits deployments where several replicas of a program share one
-// store.
+// SKIP LOCKED) with driver.WorkEraser (a scope's pending work erased with
+// its records), and suits deployments where several replicas of a program
+// share one store.
 //
 // # Concurrency
 //

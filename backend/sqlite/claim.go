@@ -9,11 +9,15 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
-var _ driver.Claimer = (*Driver)(nil)
+var (
+	_ driver.Claimer    = (*Driver)(nil)
+	_ driver.WorkEraser = (*Driver)(nil)
+)
 
 // The work queue lives in the memory_work table; see internal/sqldriver
 // for its rows. Every call that changes the queue is one immediate
@@ -229,4 +233,25 @@ func (d *Driver) settle(ctx context.Context, l driver.Lease, query, what string)
 	return d.write(ctx, func(conn *sqlx.Conn) error {
 		return sq.Settle(context.WithoutCancel(ctx), conn, query, l, what)
 	})
+}
+
+// EraseWork removes every item of queue whose identity f matches, pending
+// or claimed, in one immediate transaction, and reports how many; see
+// driver.WorkEraser. The DELETE compares the queue and the identity
+// columns of the filter, each with a parameter.
+func (d *Driver) EraseWork(ctx context.Context, queue string, f memory.Filter) (int64, error) {
+	if err := d.enter(ctx, driver.CheckEraseWork(queue, f)); err != nil {
+		return 0, err
+	}
+	defer d.gate.Leave()
+	var n int64
+	err := d.write(ctx, func(conn *sqlx.Conn) error {
+		var err error
+		n, err = sq.EraseWork(context.WithoutCancel(ctx), conn, queue, f)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, nil
 }

@@ -201,6 +201,35 @@ func TestClaimQueryPlan(t *testing.T) {
 	}
 }
 
+// TestEraseWorkQueryPlan checks that an erasure of work searches an index
+// led by the queue rather than scanning every queue's items.
+func TestEraseWorkQueryPlan(t *testing.T) {
+	d, _ := openTemp(t, Options{})
+	f := memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: memory.Identity{Tenant: "t", User: "u", Session: "s"}}
+	query, args := sq.EraseWorkSQL("q", f)
+	rows, err := d.r.Queryx("EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan strings.Builder
+	for rows.Next() {
+		var id, parent, notused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(detail + "; ")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(plan.String(), "SEARCH memory_work USING INDEX") || !strings.Contains(plan.String(), "(queue=?") {
+		t.Errorf("plan of the erasure of work: %q, want a search of an index by queue", plan.String())
+	}
+	t.Logf("plan: %s", plan.String())
+}
+
 // TestClaimClock checks that claims read the driver's clock: an item
 // claimed at one reading lapses exactly at that reading plus the lease.
 func TestClaimClock(t *testing.T) {

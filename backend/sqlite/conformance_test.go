@@ -32,6 +32,7 @@ func TestConformance(t *testing.T) {
 		VectorSearch: backendtest.ExactVectorSearch,
 		TextSearch:   true,
 		Claimer:      true,
+		WorkEraser:   true,
 		Replica:      files.Replica,
 	})
 }

@@ -19,7 +19,8 @@ import (
 )
 
 // Driver is the cgo build's driver.Driver, Sweeper, Swapper,
-// VectorSearcher, TextRanker (and so TextSearcher) and Claimer. Without cgo, Open and New never return one,
+// VectorSearcher, TextRanker (and so TextSearcher), Claimer and
+// WorkEraser. Without cgo, Open and New never return one,
 // and every method of a zero Driver but Close fails with
 // memory.ErrUnimplemented.
 type Driver struct{}
@@ -31,6 +32,7 @@ var (
 	_ driver.VectorSearcher = (*Driver)(nil)
 	_ driver.TextRanker     = (*Driver)(nil)
 	_ driver.Claimer        = (*Driver)(nil)
+	_ driver.WorkEraser     = (*Driver)(nil)
 )
 
 // errNoCgo is what every call fails with in this build.
@@ -104,6 +106,11 @@ func (d *Driver) Complete(context.Context, driver.Lease) error { return errNoCgo
 
 // Release fails with memory.ErrUnimplemented.
 func (d *Driver) Release(context.Context, driver.Lease) error { return errNoCgo() }
+
+// EraseWork fails with memory.ErrUnimplemented.
+func (d *Driver) EraseWork(context.Context, string, memory.Filter) (int64, error) {
+	return 0, errNoCgo()
+}
 
 // Close does nothing: there is nothing to release.
 func (d *Driver) Close() error { return nil }

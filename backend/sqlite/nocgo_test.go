@@ -42,6 +42,9 @@ func TestWithoutCgo(t *testing.T) {
 	if _, err := d.WriterRefs(ctx, driver.Query{}, nil); !errors.Is(err, memory.ErrUnimplemented) {
 		t.Errorf("WriterRefs = %v, want memory.ErrUnimplemented", err)
 	}
+	if _, err := d.EraseWork(ctx, "q", memory.Filter{}); !errors.Is(err, memory.ErrUnimplemented) {
+		t.Errorf("EraseWork = %v, want memory.ErrUnimplemented", err)
+	}
 	if err := d.Close(); err != nil {
 		t.Errorf("Close = %v, want nil", err)
 	}

@@ -7,7 +7,8 @@
 // (compare-and-swap on record versions), driver.VectorSearcher (exact
 // k-nearest search over an in-memory copy of the vectors; see Search) and
 // driver.Claimer (a work queue with leases, shared safely by every
-// process that opens the file).
+// process that opens the file) with driver.WorkEraser (a scope's pending
+// work erased with its records).
 //
 // # Concurrency
 //

@@ -138,6 +138,33 @@ func TestRebind(t *testing.T) {
 	}
 }
 
+// TestEraseWorkSQL checks the statement of EraseWork: the queue, then
+// exactly the fields of the filter's Match, each one parameter compared
+// plainly, an empty value too (as memory.Filter.Matches compares it).
+func TestEraseWorkSQL(t *testing.T) {
+	id := memory.Identity{Tenant: "t", User: "u", Agent: "a", Instance: "i", Squad: "s", Session: ""}
+	f := memory.Filter{Match: memory.FieldTenant | memory.FieldUser | memory.FieldSession, Identity: id}
+	for _, c := range []struct {
+		s    *SQL
+		want string
+	}{
+		{sqliteLike, "DELETE FROM memory_work WHERE queue = ? AND tenant_id = ? AND user_id = ? AND session_id = ?"},
+		{postgresLike, "DELETE FROM memory_work WHERE queue = $1 AND tenant_id = $2 AND user_id = $3 AND session_id = $4"},
+	} {
+		query, args := c.s.EraseWorkSQL("q", f)
+		if query != c.want || !reflect.DeepEqual(args, []any{"q", "t", "u", ""}) {
+			t.Errorf("%s: %q %#v, want %q with the queue, tenant, user and empty session", c.s.d.Name, query, args, c.want)
+		}
+	}
+	all := memory.Filter{Match: memory.AllFields, Identity: id}
+	query, args := postgresLike.EraseWorkSQL("q", all)
+	want := "DELETE FROM memory_work WHERE queue = $1 AND tenant_id = $2 AND user_id = $3 AND agent_id = $4" +
+		" AND instance_id = $5 AND squad_id = $6 AND session_id = $7"
+	if query != want || !reflect.DeepEqual(args, []any{"q", "t", "u", "a", "i", "s", ""}) {
+		t.Errorf("every field: %q %#v, want %q", query, args, want)
+	}
+}
+
 // TestGate checks the order in which Enter refuses a call, and that
 // Close waits for calls in progress and releases once.
 func TestGate(t *testing.T) {

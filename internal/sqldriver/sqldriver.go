@@ -1,9 +1,10 @@
 // Package sqldriver is the code the SQL drivers (backend/sqlite,
 // backend/postgres) share, written once and spelled for each engine by a
 // Dialect: record queries built from a driver.Query, record, lease and
-// text-cache rows read, a compare-and-swap's stored version checked, work-queue
-// claims renewed and settled, the vector dimension read, the schema
-// version kept, calls gated against Close, and native errors classified.
+// text-cache rows read, a compare-and-swap's stored version checked,
+// work-queue claims renewed and settled and a scope's work erased, the
+// vector dimension read, the schema version kept, calls gated against
+// Close, and native errors classified.
 //
 // The Dialect carries what differs in spelling only: ? or $n
 // placeholders, SQLite's index pinning with unary + or PostgreSQL's

@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strings"
 	"time"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 )
 
@@ -13,10 +15,12 @@ import (
 // per pending or claimed item, keyed by (queue, id). A pending item has
 // the empty token; a claimed one has its claim's token, its lease's end in
 // lease_until (unix nanoseconds by the driver's clock) and the number of
-// claims it has had in attempts. Completing an item deletes its row. A
-// claim is a row's token and lease_until, not a lock, so nothing is held
-// while the caller works, and a worker that dies leaves rows that any
-// replica may claim once their lease lapses.
+// claims it has had in attempts. Completing an item deletes its row, and
+// so does erasing its writer's scope (EraseWork), which matches on the
+// identity columns the row keeps. A claim is a row's token and
+// lease_until, not a lock, so nothing is held while the caller works, and
+// a worker that dies leaves rows that any replica may claim once their
+// lease lapses.
 
 // LeaseColumns are the columns ScanLease reads, in its order.
 const LeaseColumns = `queue, id, tenant_id, user_id, agent_id, instance_id, squad_id, session_id,
@@ -78,4 +82,42 @@ func (s *SQL) Settle(ctx context.Context, q Queryer, query string, l driver.Leas
 		return driver.StaleLease(l)
 	}
 	return nil
+}
+
+// EraseWorkSQL returns the statement that deletes every item of a queue
+// whose identity f matches, and its parameters: the queue, then the value
+// of each field of f.Match, compared exactly (an empty value matches only
+// the empty column), as memory.Filter.Matches compares. Only fixed column
+// names go into the text; every value is a parameter. The caller checks
+// the arguments first (driver.CheckEraseWork).
+func (s *SQL) EraseWorkSQL(queue string, f memory.Filter) (string, []any) {
+	var b strings.Builder
+	b.WriteString("DELETE FROM memory_work WHERE queue = ")
+	args := s.param(&b, make([]any, 0, 1+len(scopeColumns)), queue)
+	for _, c := range scopeColumns {
+		if f.Match.Has(c.f) {
+			b.WriteString(" AND ")
+			b.WriteString(c.col)
+			b.WriteString(" = ")
+			args = s.param(&b, args, f.Identity.Get(c.f))
+		}
+	}
+	return b.String(), args
+}
+
+// EraseWork deletes on q, in one statement, every item of queue whose
+// identity f matches, pending or claimed, and reports how many it
+// removed; see driver.WorkEraser. Errors are classified.
+func (s *SQL) EraseWork(ctx context.Context, q Queryer, queue string, f memory.Filter) (int64, error) {
+	query, args := s.EraseWorkSQL(queue, f)
+	what := s.d.Name + ": erase work"
+	res, err := q.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, Fail(ctx, s.d.Kind, err, what)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, Fail(ctx, s.d.Kind, err, what)
+	}
+	return n, nil
 }
