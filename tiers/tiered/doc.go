@@ -21,7 +21,11 @@
 // # Folding: digest and facts
 //
 // When a session's unfolded turns pass Options.Trigger tokens (default the
-// budget) or MaxTurns turns, Append queues a fold, and a background worker
+// budget) or MaxTurns turns, Append queues a fold (a Memory tallies its own
+// appends between reads of the window, at most a second apart, so across
+// replicas appending to one session a fold may be queued up to a second's
+// appends late; the idle flush folds whatever is left), and a background
+// worker
 // evicts the oldest turns until at most Options.Target tokens (default
 // half the budget) remain — hysteresis — keeping at least one. One
 // extract.Summarizer call folds them into the next version of the

@@ -100,7 +100,7 @@ func (m *Memory) work(ctx context.Context, leases []driver.Lease) []error {
 		}
 		switch j.Op {
 		case opFold:
-			errs[i] = m.fold(ctx, l, j.Flush)
+			errs[i] = m.foldJob(ctx, l, j.Flush)
 		case opFlush:
 			errs[i] = m.flush(ctx, l, j.Now)
 		case opFacts:
@@ -119,6 +119,40 @@ func (m *Memory) giveUp(_ context.Context, l driver.Lease, err error) {
 	if m.opt.GiveUp != nil {
 		m.opt.GiveUp(l.Identity, err)
 	}
+}
+
+// foldJob does a fold job: the fold, then, once it is done, completes
+// the job's item itself and looks at the session again. An append that
+// passed the trigger while the item was claimed queued nothing of its
+// own (the item was taken), so a fold is queued now if the session's
+// unfolded turns are over the trigger.
+func (m *Memory) foldJob(ctx context.Context, l driver.Lease, flush bool) error {
+	if err := m.fold(ctx, l, flush); err != nil {
+		return err
+	}
+	if err := m.cl.Complete(ctx, l); err != nil {
+		// Claimed again after its lease lapsed, or erased: whoever holds
+		// it looks again.
+		m.opt.Logger.Debug("tiered: completing a fold failed", "id", l.ID, "err", err)
+		return worker.Settled
+	}
+	d, err := m.latestDigest(ctx, l.Identity)
+	var turns []memory.Record
+	if err == nil {
+		turns, _, err = m.unfolded(ctx, l.Identity, d.through, 0)
+	}
+	var due []memory.Record
+	var wait time.Duration
+	if err == nil {
+		due, wait, err = m.evictable(ctx, turns, false)
+	}
+	if err == nil && (len(due) > 0 || wait > 0) {
+		_, err = m.enqueue(ctx, l.Identity, job{Op: opFold})
+	}
+	if err != nil {
+		m.opt.Logger.Warn("tiered: looking at a session again after its fold failed; its next append or idle flush queues what is due", "err", err)
+	}
+	return worker.Settled
 }
 
 // fold folds the session of l (see the comment on the ops): when its
@@ -191,17 +225,6 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 		// Turns it would have evicted were not settled yet: fold again
 		// once they are (a flush goes on flushing).
 		return worker.Later(wait)
-	}
-	if !flush {
-		// Turns appended while this fold ran found its item claimed: fold
-		// again at once if they pass the trigger.
-		rest := turns[len(evict):]
-		if more, _, err := m.unfolded(ctx, id, boundaryOf(evict[len(evict)-1]), 0); err == nil {
-			rest = more
-		}
-		if again, wait, _ := m.evictable(ctx, rest, false); len(again) > 0 || wait > 0 {
-			return worker.Later(wait)
-		}
 	}
 	return nil
 }
@@ -347,9 +370,10 @@ func (m *Memory) storeFacts(ctx context.Context, l driver.Lease, j job) error {
 
 // appended queues a fold of id's session when its unfolded turns, with
 // recs just appended, pass the trigger, and an idle flush unless one was
-// queued lately. It reads the session's window only when it does not
-// know it; failures are logged, not returned: the turns are stored, and
-// the next append or the idle flush queues what was missed.
+// queued lately. It reads the session's window only when its tally of
+// the session is unknown or older than tallyMaxAge; failures are logged,
+// not returned: the turns are stored, and the next append or the idle
+// flush queues what was missed.
 func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory.Record) {
 	key := sessionKey(id)
 	m.mu.Lock()
@@ -361,8 +385,8 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 		s = &session{}
 		m.sessions[key] = s
 	}
-	known, tokens, turns := s.known, s.tokens, s.turns
 	now := m.st.Now()
+	known, tokens, turns := s.known && now.Sub(s.read) < tallyMaxAge, s.tokens, s.turns
 	flush := m.opt.IdleFlush > 0 && now.Sub(s.flushQueued) > m.opt.IdleFlush/2
 	if flush {
 		s.flushQueued = now
@@ -391,6 +415,9 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 	due := tokens > m.opt.Trigger || turns > m.opt.MaxTurns
 	m.mu.Lock()
 	s.known, s.tokens, s.turns = !due, tokens, turns
+	if !known {
+		s.read = now
+	}
 	m.mu.Unlock()
 	if due {
 		if _, err := m.enqueue(ctx, id, job{Op: opFold}); err != nil {

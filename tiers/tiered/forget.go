@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Erased counts what a Forget removed, per tier.
@@ -14,16 +15,20 @@ type Erased struct {
 	Digests int64
 	// Facts are long-term facts, superseded ones included.
 	Facts int64
+	// Work are queued background jobs of the erased sessions (folds,
+	// idle flushes, facts waiting to be stored), pending or claimed.
+	Work int64
 }
 
-// Forget erases, synchronously, every turn, digest version and fact
-// visible to id at level (memory.LevelSession, LevelAgent, LevelUser or,
-// where the posture allows it, LevelStore), tier by tier, and reports
-// what it removed. Background work queued for the erased sessions finds
-// nothing left and ends without a trace: a fold has no turns to fold, a
-// fold that was running removes the digest version it wrote when it finds
-// its turns gone, and a fold's facts are not stored once their source
-// turns are gone.
+// Forget erases, synchronously, the background work queued for the
+// sessions visible to id at level (memory.LevelSession, LevelAgent,
+// LevelUser or, where the posture allows it, LevelStore) — folds, idle
+// flushes and facts waiting to be stored, whose payloads hold what was
+// said — and then every turn, digest version and fact visible at that
+// level, tier by tier, and reports what it removed. A fold that was
+// running when its job was erased finds its turns gone and removes the
+// digest version it wrote, and the facts it queued are not stored once
+// their source turns are gone.
 //
 // Under FailureMode Soft a failure of the store is logged and the counts
 // so far are returned without an error.
@@ -32,10 +37,14 @@ func (m *Memory) Forget(ctx context.Context, id memory.Identity, level memory.Le
 		return Erased{}, err
 	}
 	defer m.leave()
-	if _, err := m.st.Filter(id, level); err != nil {
+	f, err := m.st.Filter(id, level)
+	if err != nil {
 		return Erased{}, err
 	}
 	var out Erased
+	if out.Work, err = m.cl.(driver.WorkEraser).EraseWork(ctx, Queue, f); err != nil {
+		return out, m.soft(err, "forget")
+	}
 	for _, tier := range []struct {
 		kinds []memory.Kind
 		n     *int64

@@ -39,23 +39,32 @@ type Memory struct {
 	stats   counters
 }
 
-// session is what a Memory remembers of a session it appended to: an
-// estimate of its unfolded turns, enough to decide when to queue a fold
-// without reading the window on every append.
+// session is what a Memory remembers of a session it appended to: a
+// tally of its unfolded turns, enough to decide when to queue a fold
+// without reading the window on every append. The tally counts this
+// Memory's appends since it read the window; another replica's appends
+// are not in it, so it is read again when it is tallyMaxAge old.
 type session struct {
-	known         bool // tokens and turns were read from the store
+	known         bool      // tokens and turns were read from the store
+	read          time.Time // when
 	tokens, turns int
 	flushQueued   time.Time // when an idle flush was last queued
 }
+
+// tallyMaxAge is how long a session's tally is trusted before the window
+// is read again: across replicas appending to one session, how late a
+// fold may be queued.
+const tallyMaxAge = time.Second
 
 // maxSessions bounds the sessions a Memory remembers; past it, it
 // forgets them all and reads each again on its next append.
 const maxSessions = 1 << 16
 
 // New returns the tiered memory of st. The store's driver must offer a
-// work queue (driver.Claimer), compare-and-swap (driver.Swapper) and text
-// search (driver.TextRanker or driver.TextSearcher); a driver that lacks
-// one is memory.ErrUnimplemented. Options out of range are
+// work queue (driver.Claimer) that can erase by scope (driver.WorkEraser),
+// compare-and-swap (driver.Swapper) and text search (driver.TextRanker or
+// driver.TextSearcher); a driver that lacks one is
+// memory.ErrUnimplemented. Options out of range are
 // memory.ErrInvalidArgument. Unless opt.NoWorkers, New starts the
 // background work, which Close stops.
 func New(st *backend.Store, opt Options) (*Memory, error) {
@@ -70,6 +79,9 @@ func New(st *backend.Store, opt Options) (*Memory, error) {
 	cl, ok := d.(driver.Claimer)
 	if !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "tiered: the %T driver has no work queue (driver.Claimer), which folding needs", d)
+	}
+	if _, ok := d.(driver.WorkEraser); !ok {
+		return nil, memory.Errorf(memory.ErrUnimplemented, "tiered: the %T driver cannot erase queued work (driver.WorkEraser), which erasure needs", d)
 	}
 	if _, ok := d.(driver.Swapper); !ok {
 		return nil, memory.Errorf(memory.ErrUnimplemented, "tiered: the %T driver has no compare-and-swap (driver.Swapper), which versioned digests need", d)

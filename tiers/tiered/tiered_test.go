@@ -397,3 +397,34 @@ func TestFlushAndNewSession(t *testing.T) {
 		}
 	})
 }
+
+// TestForgetErasesQueuedWork checks that Forget erases the background
+// work queued for the sessions it erases — a fold and an idle flush each
+// — and no other session's.
+func TestForgetErasesQueuedWork(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 10, Trigger: 10, Target: 5, NoWorkers: true})
+		bob := alice
+		bob.User = "bob"
+		for _, id := range []memory.Identity{alice, bob} {
+			for i := range 4 {
+				say(t, m, id, fmt.Sprintf("I packed item %d today.", i))
+			}
+		}
+		erased, err := m.Forget(ctx, alice, memory.LevelSession)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if erased.Work != 2 || erased.Turns != 4 {
+			t.Errorf("Forget of alice's session erased %+v, want 2 jobs (a fold and an idle flush) and 4 turns", erased)
+		}
+		erased, err = m.Forget(ctx, bob, memory.LevelUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if erased.Work != 2 || erased.Turns != 4 {
+			t.Errorf("Forget of bob erased %+v, want his 2 jobs and 4 turns, untouched by alice's", erased)
+		}
+	})
+}
