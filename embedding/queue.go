@@ -88,7 +88,7 @@ func (x *Indexer) poolOptions() worker.Options {
 		Lease:       x.opt.Lease,
 		Poll:        x.opt.Poll,
 		MaxAttempts: x.opt.MaxClaims,
-		Backoff:     func(int) time.Duration { return x.opt.Lease },
+		Backoff:     func(int) time.Duration { return -1 }, // lapse: the batch comes back whole
 		GiveUp:      x.drop,
 		Logger:      x.log,
 	}

@@ -45,7 +45,10 @@ type Options struct {
 	// a failure gives an item up.
 	MaxAttempts int
 	// Backoff returns the delay before an item that failed on its
-	// attempt-th claim is claimable again; nil means DefaultBackoff.
+	// attempt-th claim is claimable again; nil means DefaultBackoff. A
+	// negative delay leaves the claim to lapse when its lease ends, as it
+	// would have had the worker died: the failed items of one batch then
+	// come back together, to be claimed as one batch again.
 	// Delays beyond driver.MaxLease are cut to it.
 	Backoff func(attempt int) time.Duration
 	// GiveUp, if set, is called once for an item given up, with the

@@ -93,6 +93,41 @@ func TestFailureThenSuccess(t *testing.T) {
 	}
 }
 
+// TestNegativeBackoffLapses fails a batch of two items with a negative
+// backoff: their claims are left to lapse, not renewed one by one, so
+// neither comes back before the lease ends, and both come back in one
+// batch.
+func TestNegativeBackoffLapses(t *testing.T) {
+	clk := newClock()
+	q := newQueue(t, clk)
+	var c calls
+	var batches []int
+	var mu sync.Mutex
+	h := func(_ context.Context, leases []driver.Lease) []error {
+		c.add(leases)
+		mu.Lock()
+		batches = append(batches, len(leases))
+		first := len(batches) == 1
+		mu.Unlock()
+		if first {
+			return results(leases, errors.New("boom"))
+		}
+		return nil
+	}
+	enqueue(t, q, "q", "a", "b")
+	p := start(t, q, worker.Options{Queue: "q", Batch: 2, Lease: time.Minute, Poll: time.Millisecond,
+		Backoff: func(int) time.Duration { return -1 }}, h)
+	eventually(t, "the batch fails", func() bool { return p.Stats().Failed == 2 })
+	never(t, "an item came back before its lease lapsed", 30*time.Millisecond, func() bool { return c.total() > 2 })
+	clk.advance(time.Minute + time.Millisecond)
+	eventually(t, "both items are done", func() bool { return p.Stats().Done == 2 })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(batches) != 2 || batches[0] != 2 || batches[1] != 2 {
+		t.Errorf("batches of %v, want [2 2]: the failed batch came back split", batches)
+	}
+}
+
 // TestGiveUp fails an item on every claim: on its MaxAttempts-th, GiveUp
 // is called once, while the item is still queued, and it is completed.
 func TestGiveUp(t *testing.T) {

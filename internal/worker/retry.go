@@ -87,7 +87,9 @@ func (p *Pool) settle(ctx context.Context, l driver.Lease, err error) error {
 		p.stats.failed.Add(1)
 		d := p.opt.Backoff(l.Attempt)
 		p.log.Debug("worker: an item failed; it is claimed again after a backoff", "queue", p.opt.Queue, "item", l.ID, "claim", l.Attempt, "backoff", d, "err", err)
-		p.hold(ctx, l, d)
+		if d >= 0 {
+			p.hold(ctx, l, d)
+		}
 		return err
 	}
 	return nil
