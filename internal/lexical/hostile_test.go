@@ -1,6 +1,7 @@
 package lexical
 
 import (
+	"github.com/agentmem/memory/internal/cputime"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -8,9 +9,9 @@ import (
 	"time"
 )
 
-// minTime returns the shortest of several timings of fn(attempt), so
-// that a neighbouring test or a collection pause does not decide the
-// result. The collector is off while fn runs: its cost depends on the
+// minTime returns the shortest of several timings of fn(attempt), each
+// the CPU time of the thread running it, so that a neighbouring test or a
+// collection pause does not decide the result. The collector is off while fn runs: its cost depends on the
 // heap the test process already has (near the runtime's 4 MiB minimum
 // the smaller input gets off lightly), not on the growth measured.
 func minTime(fn func(attempt int)) time.Duration {
@@ -18,9 +19,9 @@ func minTime(fn func(attempt int)) time.Duration {
 	best := time.Duration(1 << 62)
 	for attempt := range 5 {
 		runtime.GC()
-		start := time.Now()
-		fn(attempt)
-		best = min(best, time.Since(start))
+		// The thread's CPU time, not the wall clock's: on a loaded machine
+		// (CI runs packages in parallel) waiting for a core is not work.
+		best = min(best, cputime.Thread(func() { fn(attempt) }))
 	}
 	return best
 }
