@@ -21,41 +21,55 @@ func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (map[*Inde
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	scores := make(map[*Index[R]]float64, len(parts))
 	if len(q.terms) == 0 {
-		return scores, nil
+		return map[*Index[R]]float64{}, nil
 	}
 	uniq := distinct(parts)
-	tfs := make(map[*Index[R]][]int, len(uniq))
-	st := Stats{DF: make([]int, len(q.terms))}
-	for _, x := range uniq {
+	return groupScores(q, uniq, lookUp(q, uniq), p), nil
+}
+
+// groupScores is GroupScores over distinct parts whose postings of q's
+// terms lookUp found (lists); q has terms and p is valid.
+func groupScores[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params) map[*Index[R]]float64 {
+	nt := len(q.terms)
+	scores := make(map[*Index[R]]float64, len(parts))
+	tfs := make([]int, len(parts)*nt) // by partition, then term
+	st := Stats{DF: make([]int, nt)}
+	for k, x := range parts {
 		if x.Len() == 0 {
 			continue
 		}
-		tf := make([]int, len(q.terms))
-		for i, t := range q.terms {
-			tf[i] = x.tf(x.postings[t])
+		tf := tfs[k*nt : (k+1)*nt]
+		for i, pl := range lists[k*nt : (k+1)*nt] {
+			tf[i] = x.tf(pl)
 		}
-		tfs[x] = tf
 		st.AddDoc(x.length, tf)
 	}
 	sc := NewScorer(st, p)
-	for x, tf := range tfs {
-		if s := sc.Score(x.length, tf); s > 0 {
+	for k, x := range parts {
+		if x.Len() == 0 {
+			continue
+		}
+		if s := sc.Score(x.length, tfs[k*nt:(k+1)*nt]); s > 0 {
 			scores[x] = s
 		}
 	}
-	return scores, nil
+	return scores
 }
 
 // SearchGroups is Search and GroupScores of the same partitions in one
 // call, as the drivers' text searches make them: the hits, and each
 // partition's score as one document, by partition.
+//
+// Each term is looked up once in each partition, for both.
 func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], map[*Index[R]]float64, error) {
-	hits, err := Search(q, parts, p, top, keep)
-	if err != nil {
+	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
-	groups, err := GroupScores(q, parts, p)
-	return hits, groups, err
+	if len(q.terms) == 0 {
+		return top.Hits(), map[*Index[R]]float64{}, nil
+	}
+	parts = distinct(parts)
+	lists := lookUp(q, parts)
+	return search(q, parts, lists, p, top, keep), groupScores(q, parts, lists, p), nil
 }

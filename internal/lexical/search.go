@@ -37,19 +37,44 @@ func Search[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], k
 		return top.Hits(), nil
 	}
 	parts = distinct(parts)
-	var st Stats
-	for _, x := range parts {
-		st.Add(x.Stats(q))
+	return search(q, parts, lookUp(q, parts), p, top, keep), nil
+}
+
+// lookUp returns the postings of q's terms in each of parts: those of
+// term i in parts[k] at k*len(q.terms)+i, nil where it has none. A
+// search looks each up once, and its passes share them: over a reader's
+// many partitions (a session each) the lookups are most of its time.
+func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
+	lists := make([]*postings, len(parts)*len(q.terms))
+	for k, x := range parts {
+		for i, t := range q.terms {
+			lists[k*len(q.terms)+i] = x.postings[t]
+		}
+	}
+	return lists
+}
+
+// search is Search over distinct parts whose postings of q's terms lookUp
+// found (lists); q has terms and p is valid.
+func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, top *TopK[R], keep func(R) bool) []Hit[R] {
+	nt := len(q.terms)
+	st := Stats{DF: make([]int, nt)}
+	for k, x := range parts {
+		st.Docs += x.docs
+		st.Length += x.length
+		for i, pl := range lists[k*nt : (k+1)*nt] {
+			st.DF[i] += x.df(pl)
+		}
 	}
 	sc := NewScorer(st, p)
 	s := scratchPool.Get().(*scratch)
 	defer scratchPool.Put(s)
 	start(s, top)
-	for i, x := range parts {
-		x.score(q, sc, top, keep, s, i)
+	for k, x := range parts {
+		x.score(lists[k*nt:(k+1)*nt], sc, top, keep, s, k)
 	}
 	offer(s, parts, top)
-	return top.Hits(), nil
+	return top.Hits()
 }
 
 // Search is the Search of x alone.
@@ -165,16 +190,16 @@ func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {
 	}
 }
 
-// score scores x, partition part of a search, term by term in q's term
-// order, and offers its documents to top: at once, or for a top ordered
-// by score, once they reached the bar, as candidates (see scratch).
-func (x *Index[R]) score(q *Query, sc *Scorer, top *TopK[R], keep func(R) bool, s *scratch, part int) {
+// score scores x, partition part of a search, term by term in the
+// query's term order (lists: x's postings of each term), and offers its
+// documents to top: at once, or for a top ordered by score, once they
+// reached the bar, as candidates (see scratch).
+func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], keep func(R) bool, s *scratch, part int) {
 	if len(s.scores) < len(x.refs) {
 		s.scores = make([]float64, len(x.refs))
 	}
 	scores, touched := s.scores, s.touched[:0]
-	for i, t := range q.terms {
-		p := x.postings[t]
+	for i, p := range lists {
 		if p == nil {
 			continue
 		}
