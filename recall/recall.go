@@ -71,6 +71,7 @@ import (
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/embedding"
+	"github.com/agentmem/memory/internal/kth"
 	"github.com/agentmem/memory/internal/lexical"
 )
 
@@ -567,7 +568,7 @@ func sortFirst(hits []hit, n int) int {
 	// bar: the n-th best score, the root of a min-heap of the n best.
 	best := make([]float64, 0, n)
 	for i := range hits {
-		best = pushBest(best, n, hits[i].score)
+		best = kth.Push(best, n, hits[i].score)
 	}
 	bar := best[0]
 	if math.IsNaN(bar) {
@@ -583,41 +584,6 @@ func sortFirst(hits []hit, n int) int {
 	}
 	sortHits(hits[:m])
 	return m
-}
-
-// pushBest offers score to h, a min-heap of the best n scores offered,
-// and returns it.
-func pushBest(h []float64, n int, score float64) []float64 {
-	if len(h) < n {
-		h = append(h, score)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !(h[i] < h[p]) {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-		return h
-	}
-	if !(score > h[0]) {
-		return h
-	}
-	h[0] = score
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(h) {
-			return h
-		}
-		if c+1 < len(h) && h[c+1] < h[c] {
-			c++
-		}
-		if !(h[c] < h[i]) {
-			return h
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
 }
 
 // sortHits orders hits by score, then newest, then greatest id.

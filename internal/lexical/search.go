@@ -1,6 +1,10 @@
 package lexical
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agentmem/memory/internal/kth"
+)
 
 // Search ranks the live documents of the partitions parts for q by BM25
 // under p (see Scorer), offering to top every document holding a term of
@@ -143,40 +147,7 @@ func (s *scratch) below(score float64) bool {
 }
 
 // admit adds an accepted document's score to the bar.
-func (s *scratch) admit(score float64) {
-	h := s.bar
-	if len(h) < s.k {
-		h = append(h, score)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if h[p] <= h[i] {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-		s.bar = h
-		return
-	}
-	if score <= h[0] {
-		return
-	}
-	h[0] = score
-	for i := 0; ; {
-		c := 2*i + 1
-		if c >= len(h) {
-			return
-		}
-		if c+1 < len(h) && h[c+1] < h[c] {
-			c++
-		}
-		if h[i] <= h[c] {
-			return
-		}
-		h[i], h[c] = h[c], h[i]
-		i = c
-	}
-}
+func (s *scratch) admit(score float64) { s.bar = kth.Push(s.bar, s.k, score) }
 
 // offer offers top the candidates that reach the final bar.
 func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {

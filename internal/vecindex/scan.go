@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentmem/memory/internal/kth"
 	"github.com/agentmem/memory/internal/vecmath"
 )
 
@@ -164,40 +165,9 @@ func (w *worker) scan(s *Set, lo, hi int) {
 
 // addLower records the lower bound of an accepted row.
 func (w *worker) addLower(lower float32) {
-	h := w.lows
-	switch {
-	case len(h) < w.k:
-		h = append(h, lower)
-		for i := len(h) - 1; i > 0; {
-			p := (i - 1) / 2
-			if h[p] <= h[i] {
-				break
-			}
-			h[i], h[p] = h[p], h[i]
-			i = p
-		}
-		w.lows = h
-	case lower > h[0]:
-		h[0] = lower
-		for i := 0; ; {
-			c := 2*i + 1
-			if c >= len(h) {
-				break
-			}
-			if c+1 < len(h) && h[c+1] < h[c] {
-				c++
-			}
-			if h[i] <= h[c] {
-				break
-			}
-			h[i], h[c] = h[c], h[i]
-			i = c
-		}
-	default:
-		return
-	}
-	if len(h) == w.k {
-		w.cut = max(w.cut, h[0])
+	w.lows = kth.Push(w.lows, w.k, lower)
+	if len(w.lows) == w.k {
+		w.cut = max(w.cut, w.lows[0])
 	}
 }
 
