@@ -2,7 +2,6 @@ package facts_test
 
 import (
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -12,59 +11,20 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
-	"github.com/agentmem/memory/backend/fs"
-	"github.com/agentmem/memory/backend/inmem"
-	"github.com/agentmem/memory/backend/postgres"
-	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/internal/pgtest"
+	"github.com/agentmem/memory/internal/storagetest"
 	"github.com/agentmem/memory/tiers/facts"
 )
 
-// factDriver is one driver the fact tier is tested over: open returns a
-// new driver over fresh, empty storage, closed when t ends.
-type factDriver struct {
-	name string
-	open func(t testing.TB) driver.Driver
-}
-
-var factDrivers = []factDriver{
-	{"inmem", func(t testing.TB) driver.Driver {
-		d := inmem.New(inmem.Options{})
-		t.Cleanup(func() { _ = d.Close() })
-		return d
-	}},
-	{"sqlite", func(t testing.TB) driver.Driver {
-		d, err := sqlite.Open(filepath.Join(t.TempDir(), "memory.db"), sqlite.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = d.Close() })
-		return d
-	}},
-	{"postgres", func(t testing.TB) driver.Driver {
-		d, err := postgres.Open(pgShared.CreateDB(t, true), postgres.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = d.Close() })
-		return d
-	}},
-	{"fs", func(t testing.TB) driver.Driver {
-		d, err := fs.Open(t.TempDir(), fs.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = d.Close() })
-		return d
-	}},
-}
+// factDrivers are the drivers the fact tier is tested over.
+var factDrivers = storagetest.Drivers(&pgShared)
 
 // forEachDriver runs test once per driver, each over fresh storage.
 func forEachDriver(t *testing.T, test func(t *testing.T, d driver.Driver)) {
 	for _, fd := range factDrivers {
-		t.Run(fd.name, func(t *testing.T) {
+		t.Run(fd.Name, func(t *testing.T) {
 			t.Parallel()
-			test(t, fd.open(t))
+			test(t, fd.Storage(t)())
 		})
 	}
 }

@@ -78,7 +78,7 @@ func contents(recs []memory.Record) string {
 // TestOptionsAndDrivers checks that options out of range and a driver
 // without a work queue are refused at construction, with their classes.
 func TestOptionsAndDrivers(t *testing.T) {
-	open := tieredDrivers[0].storage(t)
+	open := tieredDrivers[0].Storage(t)
 	st := backend.NewStore(open(), backend.StoreOptions{})
 	for _, opt := range []tiered.Options{
 		{Budget: -1}, {Target: 10, Trigger: 10}, {Trigger: 5000}, {Target: 3000, Trigger: 2000},

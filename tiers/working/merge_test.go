@@ -284,7 +284,7 @@ func TestWorkingLoadMerged(t *testing.T) {
 // option: with another name, "system" is an ordinary tenant.
 func TestWorkingCustomSystemTenant(t *testing.T) {
 	ctx := context.Background()
-	d := workingDrivers[0].storage(t)()
+	d := workingDrivers[0].Storage(t)()
 	st := backend.NewStore(d, backend.StoreOptions{SystemTenant: "primepilot"})
 	w, err := working.New(st, working.Options{})
 	if err != nil {
