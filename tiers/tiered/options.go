@@ -79,6 +79,11 @@ type Options struct {
 	// Recall configures how facts are ranked (package recall); an
 	// Embedder makes it hybrid.
 	Recall recall.Options
+	// Level is the level a recall reads facts at unless its
+	// RecallOptions name one (Recall always): memory.LevelSession,
+	// LevelAgent, LevelUser or LevelStore, the baseline read scope of
+	// the service document's agents. Empty means memory.LevelSession.
+	Level memory.Level
 	// FailureMode says whether writes and erasures report failures;
 	// the zero value is Strict.
 	FailureMode FailureMode
@@ -127,6 +132,9 @@ func (opt Options) withDefaults() (Options, error) {
 	opt.Lease = cmp.Or(opt.Lease, DefaultLease)
 	opt.MaxAttempts = cmp.Or(opt.MaxAttempts, DefaultMaxAttempts)
 	opt.Settle = cmp.Or(opt.Settle, DefaultSettle)
+	if opt.Level == "" {
+		opt.Level = memory.LevelSession
+	}
 	if opt.Summarizer == nil {
 		opt.Summarizer = extract.Rules{}
 	}
@@ -158,6 +166,8 @@ func (opt Options) withDefaults() (Options, error) {
 		return bad("Settle is %v; it must be between 0 and 1h", opt.Settle)
 	case opt.MaxAttempts < 1:
 		return bad("MaxAttempts is %d; at least 1", opt.MaxAttempts)
+	case !opt.Level.Valid():
+		return bad("Level is %q, not a level", opt.Level)
 	case opt.FailureMode != Strict && opt.FailureMode != Soft:
 		return bad("FailureMode is %d; it must be Strict or Soft", opt.FailureMode)
 	}

@@ -16,7 +16,7 @@ type RecallOptions struct {
 	// Level selects the long-term facts recalled: memory.LevelSession,
 	// LevelAgent, LevelUser or LevelStore, as memory.Level filters them
 	// (the window and digest are always the session's). Empty means
-	// memory.LevelSession.
+	// Options.Level.
 	Level memory.Level
 	// K is how many facts at most; zero means Options.Facts.
 	K int
@@ -81,7 +81,7 @@ func (m *Memory) RecallWith(ctx context.Context, id memory.Identity, text string
 	}
 	defer m.leave()
 	if opt.Level == "" {
-		opt.Level = memory.LevelSession
+		opt.Level = m.opt.Level
 	}
 	switch {
 	case opt.K < 0 || opt.K > 1000:
@@ -169,7 +169,8 @@ func (m *Memory) RecallWith(ctx context.Context, id memory.Identity, text string
 	return out, nil
 }
 
-// Recall is RecallWith with the default options, in the shape every
+// Recall is RecallWith with the default options (facts at
+// Options.Level), in the shape every
 // memory type shares (memory.Recaller): the records in the order Text
 // shows them (facts, digest, window), the rendered block, its tokens, and
 // the tiers that could not be read joined in Degraded.

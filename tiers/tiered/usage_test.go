@@ -2,14 +2,15 @@ package tiered_test
 
 import (
 	"context"
-	"github.com/agentmem/memory"
-	"github.com/agentmem/memory/extract"
+	"errors"
 	"testing"
 
+	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/embedding"
 	"github.com/agentmem/memory/embedding/embeddingtest"
+	"github.com/agentmem/memory/extract"
 	"github.com/agentmem/memory/recall"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -84,5 +85,31 @@ func TestRecaller(t *testing.T) {
 	n, _ := st.Tokens().CountTokens(ctx, got.Text)
 	if len(got.Records) != 2 || got.Records[0].Kind != memory.KindFact || got.Records[1].Kind != memory.KindTurn || got.Tokens != n || got.Degraded != nil {
 		t.Fatalf("Recall: %d records %v, tokens %d (text counts %d), degraded %v", len(got.Records), got.Records, got.Tokens, n, got.Degraded)
+	}
+}
+
+// TestRecallLevel checks that Options.Level is the level Recall reads
+// facts at: another session's fact is recalled at the agent level only.
+func TestRecallLevel(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	defer d.Close()
+	earlier := alice
+	earlier.Session = "s0"
+	for _, level := range []memory.Level{memory.LevelSession, memory.LevelAgent} {
+		m, _ := newWordMemory(t, d, tiered.Options{NoWorkers: true, Level: level})
+		if _, err := m.Facts().Add(ctx, earlier, extract.Fact{Text: "She lives in Lisbon.", Sources: []string{"t1"}}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := m.Recall(ctx, alice, "Where does she live?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if recalled := len(got.Records) > 0; recalled != (level == memory.LevelAgent) {
+			t.Errorf("Level %s: recalled %v", level, got.Records)
+		}
+	}
+	if _, err := tiered.New(backend.NewStore(d, backend.StoreOptions{}), tiered.Options{Level: "team"}); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("Level team: %v", err)
 	}
 }
