@@ -46,10 +46,11 @@ type Added struct {
 // fact superseded it). Its Sources are kept as its provenance
 // (SourcesKey).
 //
-// A fact whose Supersedes names a live fact that id wrote (a record with
-// exactly id's identity) supersedes it, as Update does, and Added.Replaced
-// names it. A Supersedes that names no such fact — none, another
-// identity's, one already superseded by another fact — is left alone,
+// A fact whose Supersedes names a live fact of id's reach (see Update:
+// the agent's facts of its user, from any session) supersedes it, as
+// Update does, and Added.Replaced names it. A Supersedes that names no
+// such fact — none, one out of reach, one already superseded by another
+// fact — is left alone,
 // and the fact is stored superseding nothing (Replaced is empty): a batch
 // proposed by an extractor is not refused because a fact it knew changed
 // meanwhile.

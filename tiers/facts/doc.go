@@ -28,10 +28,13 @@
 //     concurrent updates of one fact exactly one succeeds and the others
 //     store nothing.
 //   - Scope. Reads (Get, Search, List, History) name a memory.Level and
-//     see what the Store's filter for it admits; Update and Delete act on
-//     facts the caller wrote, whose record carries exactly the caller's
-//     identity, and see no other: another identity's fact is
-//     memory.ErrNotFound to them.
+//     see what the Store's filter for it admits. Update supersedes a fact
+//     of the caller's reach: its agent's facts of its user, whichever
+//     session learned them (memory.LevelAgent; its user's without an
+//     agent), so a later session corrects an earlier one, and the old
+//     record keeps its own attribution. Delete acts on facts the caller
+//     wrote, whose record carries exactly the caller's identity. Outside
+//     that, a fact is memory.ErrNotFound to them.
 //
 // Search ranks with package recall (Options.Recall): lexically by default,
 // hybrid with an embedder. The store's driver must have text search and

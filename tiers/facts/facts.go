@@ -122,6 +122,26 @@ func ownQuery(id memory.Identity) driver.Query {
 	return driver.Query{Filter: memory.Filter{Match: memory.AllFields, Identity: id}, Kinds: factKinds}
 }
 
+// reach returns the driver query of the facts id may supersede: those
+// of id's agent's memory of its user (memory.LevelAgent: any session of
+// the same tenant, agent and user), whichever session learned them; of
+// its user (memory.LevelUser) when id names no agent; its own when it
+// names neither. A fact is superseded with its own attribution (the
+// record keeps it), so a later session corrects what an earlier one
+// learned.
+func (f *Facts) reach(id memory.Identity) (driver.Query, error) {
+	level := memory.LevelAgent
+	switch {
+	case id.Agent != "":
+	case id.User != "":
+		level = memory.LevelUser
+	default:
+		return ownQuery(id), nil
+	}
+	dq, err := f.st.Query(id, memory.Query{Level: level, Kinds: factKinds})
+	return dq, err
+}
+
 // own returns the fact records id wrote under ids, by id; an id without
 // one is missing. Callers check id with Store.CheckWrite first.
 func (f *Facts) own(ctx context.Context, id memory.Identity, ids ...string) (map[string]memory.Record, error) {

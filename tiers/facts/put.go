@@ -42,7 +42,8 @@ func (f *Facts) record(ctx context.Context, id memory.Identity, text string, sou
 // exactly one wins; then b is created, create-only. When creating b fails,
 // the superseded fact is restored.
 //
-// When the fact to supersede is missing, another identity's, or already
+// The fact to supersede is one of id's reach (see reach), rewritten under
+// its own attribution. When it is missing, out of id's reach, or already
 // superseded by a fact other than b, put leaves it alone: with strict (an
 // Update) that is memory.ErrNotFound or memory.ErrConflict, otherwise (an
 // Add) b is stored superseding nothing. One that b already supersedes (an
@@ -51,13 +52,20 @@ func (f *Facts) record(ctx context.Context, id memory.Identity, text string, sou
 // with strict that is memory.ErrInvalidArgument, otherwise the superseded
 // record is reported and nothing changes.
 func (f *Facts) put(ctx context.Context, id memory.Identity, b memory.Record, supersedes string, strict bool) (Added, error) {
-	ids := []string{b.ID}
-	if supersedes != "" {
-		ids = append(ids, supersedes)
-	}
-	got, err := f.own(ctx, id, ids...)
+	got, err := f.own(ctx, id, b.ID)
 	if err != nil {
 		return Added{}, err
+	}
+	if supersedes != "" {
+		dq, err := f.reach(id)
+		if err != nil {
+			return Added{}, err
+		}
+		if a, ok, err := f.one(ctx, dq, supersedes); err != nil {
+			return Added{}, err
+		} else if ok {
+			got[a.ID] = a
+		}
 	}
 	if r, ok := got[b.ID]; ok && r.Kind == memory.KindSuperseded {
 		if strict {
@@ -70,7 +78,8 @@ func (f *Facts) put(ctx context.Context, id memory.Identity, b memory.Record, su
 	if supersedes != "" {
 		a, ok := got[supersedes]
 		if ok && a.Kind == memory.KindFact {
-			if swapped, prior, err = f.supersede(ctx, id, a, b.ID, b.Created); err != nil {
+			// Rewritten under its own attribution, which it keeps.
+			if swapped, prior, err = f.supersede(ctx, a.Identity, a, b.ID, b.Created); err != nil {
 				return Added{}, err
 			}
 			a, ok = swapped, swapped.ID != ""
@@ -83,7 +92,7 @@ func (f *Facts) put(ctx context.Context, id memory.Identity, b memory.Record, su
 			replaced = a.ID
 		case !strict:
 		case !ok:
-			return Added{}, memory.Errorf(memory.ErrNotFound, "facts: no fact %s written by this identity", supersedes)
+			return Added{}, memory.Errorf(memory.ErrNotFound, "facts: no fact %s within this identity's reach (its agent's facts of its user)", supersedes)
 		default:
 			return Added{}, memory.Errorf(memory.ErrConflict, "facts: fact %s is already superseded, by fact %s", supersedes, a.Metadata[SupersededByKey])
 		}
@@ -94,7 +103,7 @@ func (f *Facts) put(ctx context.Context, id memory.Identity, b memory.Record, su
 	r, status, err := f.create(ctx, id, b)
 	if err != nil {
 		if swapped.ID != "" {
-			f.restore(ctx, id, prior, swapped)
+			f.restore(ctx, prior.Identity, prior, swapped)
 		}
 		return Added{}, err
 	}
@@ -129,7 +138,8 @@ func (f *Facts) create(ctx context.Context, id memory.Identity, b memory.Record)
 	return memory.Record{}, "", memory.Errorf(memory.ErrConflict, "facts: fact %s was created and deleted again %d times while it was being added; try again", b.ID, maxAttempts)
 }
 
-// supersede rewrites the live fact a as superseded by the fact byID at
+// supersede rewrites the live fact a, which id (a's own attribution)
+// wrote, as superseded by the fact byID at
 // time at (when the successor's validity starts), on a's version, and returns the record stored and the live record it
 // replaced. When a was rewritten in between and is still live, it tries
 // again on the new version; when a is no longer a live fact, it returns

@@ -1,6 +1,7 @@
 package facts_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/agentmem/memory"
@@ -44,13 +45,16 @@ func TestScope(t *testing.T) {
 			}
 		}
 
-		// Only alice's exact identity updates or deletes it.
+		// Only alice's exact identity deletes it; only her agent's memory
+		// of her (any session) updates it.
 		for _, other := range []struct {
 			name string
 			id   memory.Identity
 		}{{"bob", bob}, {"another tenant", aliceGlobex}, {"alice through another agent", aliceOther}, {"alice in another session", aliceLater}} {
-			_, err := f.Update(ctx, other.id, r.ID, "Alice is not allergic")
-			wantErr(t, other.name+" update", err, memory.ErrNotFound)
+			if other.id != aliceLater {
+				_, err := f.Update(ctx, other.id, r.ID, "Alice is not allergic")
+				wantErr(t, other.name+" update", err, memory.ErrNotFound)
+			}
 			wantErr(t, other.name+" delete", f.Delete(ctx, other.id, r.ID), memory.ErrNotFound)
 		}
 		got := mustGet(t, f, alice, memory.LevelSession, r.ID)
@@ -80,5 +84,44 @@ func TestScope(t *testing.T) {
 		wantErr(t, "get at the store level", err, memory.ErrPermissionDenied)
 		_, err = f.Add(ctx, memory.Identity{Tenant: "acme"}, extract.Fact{Text: "nobody's fact"})
 		wantErr(t, "add without any identity field", err, memory.ErrIncompleteScope)
+	})
+}
+
+// TestSupersedeAcrossSessions checks that a later session of the same
+// user and agent supersedes a fact an earlier one learned, by Update and
+// by Add's Supersedes: the old record keeps its attribution and is
+// superseded, the new one is the later session's, History joins them,
+// and a search finds only the new.
+func TestSupersedeAcrossSessions(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, d driver.Driver) {
+		ctx := context.Background()
+		f, _ := newFacts(t, d)
+		added, err := f.Add(ctx, alice, extract.Fact{Text: "Alice lives in Lisbon", Sources: []string{"t1"}}, extract.Fact{Text: "Alice drives a blue car", Sources: []string{"t2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lisbon, car := added[0].Record, added[1].Record
+		porto, err := f.Update(ctx, aliceLater, lisbon.ID, "Alice lives in Porto")
+		if err != nil {
+			t.Fatalf("update from a later session: %v", err)
+		}
+		got, err := f.Add(ctx, aliceLater, extract.Fact{Text: "Alice drives a red car", Sources: []string{"t9"}, Supersedes: car.ID})
+		if err != nil || got[0].Replaced != car.ID {
+			t.Fatalf("add superseding from a later session: %+v, %v", got, err)
+		}
+		for _, old := range []memory.Record{lisbon, car} {
+			r := mustGet(t, f, alice, memory.LevelSession, old.ID)
+			if r.Kind != memory.KindSuperseded || r.Identity != alice {
+				t.Errorf("fact %q after a later session superseded it: %s, identity %+v", old.Content, r.Kind, r.Identity)
+			}
+		}
+		if porto.Identity != aliceLater {
+			t.Errorf("the new fact is attributed to %+v, want the later session", porto.Identity)
+		}
+		h, err := f.History(ctx, aliceLater, memory.LevelAgent, porto.ID)
+		if err != nil || len(h) != 2 || h[0].ID != lisbon.ID || h[1].ID != porto.ID {
+			t.Fatalf("history: %d records, %v", len(h), err)
+		}
+		wantTexts(t, "search at the agent level", searchTexts(t, f, aliceLater, memory.LevelAgent, "lives"), []string{"Alice lives in Porto"})
 	})
 }

@@ -6,9 +6,11 @@ import (
 	"github.com/agentmem/memory"
 )
 
-// Update supersedes the live fact factID, which id wrote (its record
-// carries exactly id's identity), by a fact with text, and returns the new
-// fact's record. The old fact is kept, rewritten under its id as
+// Update supersedes the live fact factID by a fact id writes with text,
+// and returns the new fact's record. factID is a fact of id's reach: of
+// id's agent's memory of its user (any session of the same tenant, agent
+// and user), of its user when id names no agent, or id's own when it
+// names neither; so a later session corrects what an earlier one learned. The old fact is kept, rewritten under its id as
 // memory.KindSuperseded with SupersededByKey and SupersededAtKey: it is
 // no longer searched, but Get, List (with superseded facts) and History
 // still return it. The new fact records the old one under SupersedesKey
@@ -20,8 +22,8 @@ import (
 // with memory.ErrConflict and store nothing. A fact already superseded is
 // memory.ErrConflict — unless it was superseded by this very text, when
 // Update returns that fact (so calling it again after a failure completes
-// the update). A fact that does not exist or that another identity wrote
-// is memory.ErrNotFound. A text that is the fact's own, or that of a fact
+// the update). A fact that does not exist or is out of id's reach is
+// memory.ErrNotFound. A text that is the fact's own, or that of a fact
 // that was superseded (it is never made live again), is
 // memory.ErrInvalidArgument, as is a text CheckText refuses.
 func (f *Facts) Update(ctx context.Context, id memory.Identity, factID, text string) (memory.Record, error) {

@@ -428,3 +428,48 @@ func TestForgetErasesQueuedWork(t *testing.T) {
 		}
 	})
 }
+
+// TestLaterSessionSupersedes checks that a fold in a later session
+// supersedes what an earlier session's fold learned about the same
+// slot: the agent-level recall then finds the new fact and not the old,
+// which stays listable.
+func TestLaterSessionSupersedes(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 1000, IdleFlush: -1, Settle: time.Millisecond})
+		later := alice
+		later.Session = "s2"
+		for _, s := range []struct {
+			id    memory.Identity
+			lines []string
+		}{
+			{alice, []string{"I live in Lisbon.", "The weather is fine."}},
+			{later, []string{"I live in Porto now.", "The weather is fine."}},
+		} {
+			for _, l := range s.lines {
+				say(t, m, s.id, l)
+			}
+			time.Sleep(2 * time.Millisecond)
+			if err := m.Flush(ctx, s.id); err != nil {
+				t.Fatal(err)
+			}
+			id := s.id
+			waitFor(t, "the flush of "+id.Session, func() bool {
+				w, err := m.Window(ctx, id, 0)
+				fs, _ := m.Facts().List(ctx, id, memory.LevelSession, true)
+				return err == nil && len(w) == 1 && len(fs) == 1
+			})
+		}
+		rec, err := m.RecallWith(ctx, later, "Where does she live?", tiered.RecallOptions{Level: memory.LevelAgent})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rec.Facts) != 1 || !strings.Contains(rec.Facts[0].Record.Content, "Porto") {
+			t.Fatalf("recall after the later session: %d facts %v", len(rec.Facts), rec.Facts)
+		}
+		all, err := m.Facts().List(ctx, later, memory.LevelAgent, true)
+		if err != nil || len(all) != 2 {
+			t.Fatalf("facts with superseded ones: %d, %v", len(all), err)
+		}
+	})
+}
