@@ -645,3 +645,21 @@ func (f *failures) Logf(format string, args ...any) {
 
 // Fatalf forwards to the reporter.
 func (f *failures) Fatalf(format string, args ...any) { f.r.Helper(); f.r.Fatalf(format, args...) }
+
+// capability returns v as a T when the configuration declares it
+// (declared, the Config field named field), failing r when the
+// declaration and v disagree, and skipping r (what: the checks left out)
+// when v is not a T or is not declared one.
+func capability[T any](r reporter, v any, declared bool, field, iface, what string) (T, bool) {
+	r.Helper()
+	t, ok := v.(T)
+	if ok != declared {
+		r.Errorf("Config.%s is %v but %T implements %s: %v", field, declared, v, iface, ok)
+	}
+	if !ok || !declared {
+		skip(r, "%T does not implement %s (Config.%s is false): %s", v, iface, field, what)
+		var zero T
+		return zero, false
+	}
+	return t, true
+}

@@ -24,15 +24,7 @@ import (
 // failing when the declaration and the driver disagree.
 func claimer(r reporter, e *env, d driver.Driver) (driver.Claimer, bool) {
 	r.Helper()
-	cl, ok := d.(driver.Claimer)
-	if ok != e.cfg.Claimer {
-		r.Errorf("Config.Claimer is %v but the driver (%T) implements driver.Claimer: %v", e.cfg.Claimer, d, ok)
-	}
-	if !ok || !e.cfg.Claimer {
-		skip(r, "the driver does not implement driver.Claimer (Config.Claimer is false): the work queue is not checked")
-		return nil, false
-	}
-	return cl, true
+	return capability[driver.Claimer](r, d, e.cfg.Claimer, "Claimer", "driver.Claimer", "the work queue is not checked")
 }
 
 // openClaimer returns a new driver under the fake clock, as a Claimer too,

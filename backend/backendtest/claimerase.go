@@ -28,15 +28,7 @@ import (
 // declares it, failing when the declaration and the driver disagree.
 func workEraser(r reporter, e *env, cl driver.Claimer) (driver.WorkEraser, bool) {
 	r.Helper()
-	we, ok := cl.(driver.WorkEraser)
-	if ok != e.cfg.WorkEraser {
-		r.Errorf("Config.WorkEraser is %v but the work queue (%T) implements driver.WorkEraser: %v", e.cfg.WorkEraser, cl, ok)
-	}
-	if !ok || !e.cfg.WorkEraser {
-		skip(r, "the work queue does not implement driver.WorkEraser (Config.WorkEraser is false): erasure of work is not checked")
-		return nil, false
-	}
-	return we, true
+	return capability[driver.WorkEraser](r, cl, e.cfg.WorkEraser, "WorkEraser", "driver.WorkEraser", "erasure of work is not checked")
 }
 
 // openEraser returns a new driver under the fake clock, as a Claimer and

@@ -63,12 +63,8 @@ func checkExpiry(r reporter, e *env) {
 // clock, in every tenant, and reports the count.
 func checkSweep(r reporter, e *env) {
 	d, clk := e.open(r)
-	sw, ok := d.(driver.Sweeper)
-	if ok != e.cfg.Sweeper {
-		r.Errorf("Config.Sweeper is %v but the driver (%T) implements driver.Sweeper: %v", e.cfg.Sweeper, d, ok)
-	}
-	if !ok || !e.cfg.Sweeper {
-		skip(r, "the driver does not implement driver.Sweeper (Config.Sweeper is false): sweeping is not checked")
+	sw, ok := capability[driver.Sweeper](r, d, e.cfg.Sweeper, "Sweeper", "driver.Sweeper", "sweeping is not checked")
+	if !ok {
 		return
 	}
 	ctx := context.Background()

@@ -71,15 +71,7 @@ func checkVersions(r reporter, e *env) {
 // failing when the declaration and the driver disagree.
 func swapper(r reporter, e *env, d driver.Driver) (driver.Swapper, bool) {
 	r.Helper()
-	sw, ok := d.(driver.Swapper)
-	if ok != e.cfg.Swapper {
-		r.Errorf("Config.Swapper is %v but the driver (%T) implements driver.Swapper: %v", e.cfg.Swapper, d, ok)
-	}
-	if !ok || !e.cfg.Swapper {
-		skip(r, "the driver does not implement driver.Swapper (Config.Swapper is false): compare-and-swap is not checked")
-		return nil, false
-	}
-	return sw, true
+	return capability[driver.Swapper](r, d, e.cfg.Swapper, "Swapper", "driver.Swapper", "compare-and-swap is not checked")
 }
 
 // checkSwap checks compare-and-swap one call at a time: creating with

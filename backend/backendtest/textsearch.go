@@ -19,15 +19,7 @@ import (
 // declares it, failing when the declaration and the driver disagree.
 func textSearcher(r reporter, e *env, d driver.Driver) (driver.TextSearcher, bool) {
 	r.Helper()
-	ts, ok := d.(driver.TextSearcher)
-	if ok != e.cfg.TextSearch {
-		r.Errorf("Config.TextSearch is %v but the driver (%T) implements driver.TextSearcher: %v", e.cfg.TextSearch, d, ok)
-	}
-	if !ok || !e.cfg.TextSearch {
-		skip(r, "the driver does not implement driver.TextSearcher (Config.TextSearch is false): text search is not checked")
-		return nil, false
-	}
-	return ts, true
+	return capability[driver.TextSearcher](r, d, e.cfg.TextSearch, "TextSearch", "driver.TextSearcher", "text search is not checked")
 }
 
 // referenceText is the reference text search: the lexical engine's
