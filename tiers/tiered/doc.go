@@ -78,8 +78,11 @@
 //
 // # Erasure
 //
-// Forget erases turns, digest versions and facts at a level, tier by
-// tier, synchronously, and reports the counts per tier.
+// Forget erases, synchronously, the background work queued for the
+// erased sessions (driver.WorkEraser: folds, idle flushes and facts
+// waiting to be stored, whose payloads hold what was said), then turns,
+// digest versions and facts at a level, tier by tier, and reports the
+// counts per tier.
 //
 // # Accounting
 //
