@@ -87,9 +87,11 @@
 // # Accounting
 //
 // Each recall reports what it spent (Recollection.Usage: its fact
-// search's embedder requests, none for a lexical recall); Stats reports
-// the folds this process did and what their Summarize and Extract calls
-// spent (extract.Usage, as the Summarizer and Extractor report it).
+// search's embedder requests, none for a lexical recall); each fold
+// reports to Options.OnFold what it folded and what its Summarize and
+// Extract calls spent (extract.Usage, as the Summarizer and Extractor
+// report it), with the session's identity; Stats adds them up for the
+// process.
 // Appends and erasures call no model. Options.Logger receives
 // background failures.
 package tiered

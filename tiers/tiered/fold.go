@@ -176,19 +176,29 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 	case len(evict) == 0:
 		return nil
 	}
+	r := FoldReport{Identity: id, Version: prev.version + 1, Turns: len(evict), Flush: flush}
+	report := func(stored bool, err error) error {
+		r.Stored, r.Err = stored, err
+		if m.opt.OnFold != nil {
+			m.opt.OnFold(r)
+		}
+		return err
+	}
 	text, u, err := m.opt.Summarizer.Summarize(ctx, prev.rec.Content, evict)
 	m.spent(u)
+	r.Usage = u
 	if err != nil {
-		return err
+		return report(false, err)
 	}
 	known, err := m.known(ctx, id)
 	if err != nil {
-		return err
+		return report(false, err)
 	}
 	found, u, err := m.opt.Extractor.Extract(ctx, evict, known)
 	m.spent(u)
+	r.Usage, r.Facts = r.Usage.Add(u), len(found)
 	if err != nil {
-		return err
+		return report(false, err)
 	}
 	next := m.nextDigest(id, prev, text, boundaryOf(evict[len(evict)-1]), len(evict), l.Token)
 	if len(found) > 0 {
@@ -197,14 +207,14 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 			j.Facts = append(j.Facts, jobFact{Text: f.Text, Sources: f.Sources, Supersedes: f.Supersedes})
 		}
 		if _, err := m.enqueue(ctx, id, j, versionKey(j.Version), l.Token); err != nil {
-			return err
+			return report(false, err)
 		}
 	}
 	if _, err := m.st.Swap(ctx, id, next, 0); err != nil {
 		if errors.Is(err, memory.ErrConflict) {
-			return nil // another fold of this session stored this version first
+			return report(false, nil) // another fold of this session stored this version first
 		}
-		return err
+		return report(false, err)
 	}
 	if gone, err := m.erased(ctx, id, evict); err != nil || gone {
 		// The session was erased while this fold ran: take back what it
@@ -212,8 +222,9 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 		if err == nil {
 			err = m.unwrite(ctx, id, next.ID)
 		}
-		return err
+		return report(false, err)
 	}
+	report(true, nil)
 	m.stats.folds.Add(1)
 	m.stats.foldedTurns.Add(int64(len(evict)))
 	m.stats.facts.Add(int64(len(found)))

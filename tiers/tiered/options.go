@@ -114,8 +114,36 @@ type Options struct {
 	// GiveUp, when not nil, is told of a fold given up after MaxAttempts,
 	// with the session's identity and the last error.
 	GiveUp func(id memory.Identity, err error)
+	// OnFold, when not nil, is told of every fold that called the
+	// models, as it ends (see FoldReport): what it folded and spent, per
+	// session, for cost accounting. It runs on the fold's worker and must
+	// not block.
+	OnFold func(FoldReport)
 	// Logger receives background failures; nil discards them.
 	Logger *slog.Logger
+}
+
+// FoldReport is what one fold did and spent.
+type FoldReport struct {
+	// Identity is the session's (the fold's work item's).
+	Identity memory.Identity
+	// Version is the digest version the fold wrote, or tried to.
+	Version int64
+	// Turns is how many turns it evicted; Facts how many facts the
+	// Extractor proposed from them.
+	Turns, Facts int
+	// Flush reports a fold of all turns but the newest (an idle flush,
+	// Flush).
+	Flush bool
+	// Usage is what its Summarize and Extract calls spent, as they
+	// reported it.
+	Usage extract.Usage
+	// Stored reports that its digest version was stored. A fold that
+	// lost the version to another fold of the session, or whose session
+	// was erased meanwhile, stored nothing (Err nil); one that failed
+	// (Err) is tried again until Options.MaxAttempts.
+	Stored bool
+	Err    error
 }
 
 // withDefaults returns opt with every zero field set to its default, and

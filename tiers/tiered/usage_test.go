@@ -3,7 +3,10 @@ package tiered_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -112,4 +115,58 @@ func TestRecallLevel(t *testing.T) {
 	if _, err := tiered.New(backend.NewStore(d, backend.StoreOptions{}), tiered.Options{Level: "team"}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Errorf("Level team: %v", err)
 	}
+}
+
+// TestFoldReports checks that every fold reports what it folded and
+// spent: the reports' turns add up to the turns folded, each stored, one
+// per digest version, with the usage the models reported.
+func TestFoldReports(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	defer d.Close()
+	var mu sync.Mutex
+	var reports []tiered.FoldReport
+	model := &usageModel{}
+	m, _ := newWordMemory(t, d, tiered.Options{Budget: 20, Trigger: 20, Target: 10, IdleFlush: -1, Settle: time.Millisecond,
+		Summarizer: model, Extractor: model, OnFold: func(r tiered.FoldReport) {
+			mu.Lock()
+			reports = append(reports, r)
+			mu.Unlock()
+		}})
+	for i := range 12 {
+		say(t, m, alice, fmt.Sprintf("I packed item %d today.", i))
+	}
+	waitFor(t, "the folds", func() bool {
+		ds, _ := m.Digests(ctx, alice)
+		mu.Lock()
+		defer mu.Unlock()
+		return len(ds) > 0 && len(reports) == len(ds)
+	})
+	ds, _ := m.Digests(ctx, alice)
+	mu.Lock()
+	defer mu.Unlock()
+	turns := 0
+	for i, r := range reports {
+		if !r.Stored || r.Err != nil || r.Identity != alice || r.Version != int64(i+1) || r.Usage.ModelCalls != 2 || r.Usage.PromptTokens != 2*7 {
+			t.Errorf("report %d: %+v", i, r)
+		}
+		turns += r.Turns
+	}
+	if s := m.Stats(); int64(turns) != s.FoldedTurns || len(reports) != len(ds) {
+		t.Errorf("reports fold %d turns in %d folds; Stats %+v, %d versions", turns, len(reports), s, len(ds))
+	}
+}
+
+// usageModel is extract.Rules reporting one model call of 7 prompt
+// tokens for each Summarize and Extract.
+type usageModel struct{ extract.Rules }
+
+func (u *usageModel) Summarize(ctx context.Context, previous string, turns []memory.Record) (string, extract.Usage, error) {
+	s, _, err := u.Rules.Summarize(ctx, previous, turns)
+	return s, extract.Usage{ModelCalls: 1, PromptTokens: 7}, err
+}
+
+func (u *usageModel) Extract(ctx context.Context, turns, known []memory.Record) ([]extract.Fact, extract.Usage, error) {
+	fs, _, err := u.Rules.Extract(ctx, turns, known)
+	return fs, extract.Usage{ModelCalls: 1, PromptTokens: 7}, err
 }
