@@ -224,10 +224,10 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 		}
 		return report(false, err)
 	}
-	report(true, nil)
 	m.stats.folds.Add(1)
 	m.stats.foldedTurns.Add(int64(len(evict)))
 	m.stats.facts.Add(int64(len(found)))
+	report(true, nil)
 	m.forgetTally(id)
 	if err := m.prune(ctx, id, prev.version+1); err != nil {
 		m.opt.Logger.Warn("tiered: pruning old digest versions failed; the next fold tries again", "err", err)

@@ -189,28 +189,42 @@ func TestFoldAndRecall(t *testing.T) {
 		for _, l := range lines {
 			say(t, m, alice, l)
 		}
-		waitFor(t, "a fold", func() bool { _, ok, _ := m.Digest(ctx, alice); return ok })
-		d, _, err := m.Digest(ctx, alice)
+		// Folded down to the target: in one fold, or, on a machine slow
+		// enough that the turns settled one by one, in several.
+		unfolded := func() ([]memory.Record, int) {
+			w, err := m.Window(ctx, alice, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, r := range w {
+				n += r.Tokens
+			}
+			return w, n
+		}
+		waitFor(t, "the folds", func() bool {
+			_, n := unfolded()
+			_, ok, _ := m.Digest(ctx, alice)
+			return ok && n <= 20
+		})
+		ds, err := m.Digests(ctx, alice)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(d.Content, "Lisbon") {
-			t.Errorf("digest does not carry the first turn: %q", d.Content)
+		if !strings.Contains(ds[0].Content, "Lisbon") {
+			t.Errorf("digest does not carry the first turn: %q", ds[0].Content)
 		}
-		window, err := m.Window(ctx, alice, 0)
-		if err != nil {
-			t.Fatal(err)
+		window, n := unfolded()
+		folded := 0
+		for _, d := range ds {
+			k, _ := strconv.Atoi(d.Metadata[tiered.MetaFoldedTurns])
+			folded += k
 		}
-		n := 0
-		for _, r := range window {
-			n += r.Tokens
-		}
-		folded, _ := strconv.Atoi(d.Metadata[tiered.MetaFoldedTurns])
 		if n > 20 || len(window)+folded != len(lines) || window[len(window)-1].Content != lines[len(lines)-1] {
-			t.Errorf("after the fold: window of %d turns, %d tokens (target 20), %d folded, of %d", len(window), n, folded, len(lines))
+			t.Errorf("after the folds: window of %d turns, %d tokens (target 20), %d folded, of %d", len(window), n, folded, len(lines))
 		}
-		if model.summaries.Load() != 1 || model.extractions.Load() != 1 {
-			t.Errorf("one fold made %d summaries and %d extractions, want 1 and 1", model.summaries.Load(), model.extractions.Load())
+		if v := int64(len(ds)); model.summaries.Load() != v || model.extractions.Load() != v {
+			t.Errorf("%d folds made %d summaries and %d extractions, want one each a fold", v, model.summaries.Load(), model.extractions.Load())
 		}
 		waitFor(t, "the fold's facts", func() bool {
 			fs, _ := m.Facts().List(ctx, alice, memory.LevelSession, false)
@@ -249,7 +263,7 @@ func TestFoldAndRecall(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if erased.Turns != int64(len(lines)) || erased.Digests != 1 || erased.Facts == 0 {
+		if erased.Turns != int64(len(lines)) || erased.Digests != int64(len(ds)) || erased.Facts == 0 {
 			t.Errorf("Forget erased %+v", erased)
 		}
 		rec, err = m.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})

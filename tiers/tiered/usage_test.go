@@ -136,11 +136,16 @@ func TestFoldReports(t *testing.T) {
 	for i := range 12 {
 		say(t, m, alice, fmt.Sprintf("I packed item %d today.", i))
 	}
-	waitFor(t, "the folds", func() bool {
+	waitFor(t, "the folds, down to the target", func() bool {
 		ds, _ := m.Digests(ctx, alice)
+		w, _ := m.Window(ctx, alice, 0)
+		n := 0
+		for _, r := range w {
+			n += r.Tokens
+		}
 		mu.Lock()
 		defer mu.Unlock()
-		return len(ds) > 0 && len(reports) == len(ds)
+		return len(ds) > 0 && len(reports) == len(ds) && n <= 10
 	})
 	ds, _ := m.Digests(ctx, alice)
 	mu.Lock()
