@@ -387,6 +387,10 @@ func (m *Memory) storeFacts(ctx context.Context, l driver.Lease, j job) error {
 // flush queues what was missed.
 func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory.Record) {
 	key := sessionKey(id)
+	added := 0
+	for _, r := range recs {
+		added += r.Tokens
+	}
 	m.mu.Lock()
 	s := m.sessions[key]
 	if s == nil {
@@ -397,18 +401,21 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 		m.sessions[key] = s
 	}
 	now := m.st.Now()
-	known, tokens, turns := s.known && now.Sub(s.read) < tallyMaxAge, s.tokens, s.turns
+	known := s.known && now.Sub(s.read) < tallyMaxAge
+	if known {
+		// Tallied under the lock: appends to one session racing in this
+		// process all count.
+		s.tokens += added
+		s.turns += len(recs)
+	}
+	tokens, turns := s.tokens, s.turns
 	flush := m.opt.IdleFlush > 0 && now.Sub(s.flushQueued) > m.opt.IdleFlush/2
 	if flush {
 		s.flushQueued = now
 	}
 	m.mu.Unlock()
-	if known {
-		for _, r := range recs {
-			tokens += r.Tokens
-		}
-		turns += len(recs)
-	} else {
+	read := true
+	if !known {
 		d, err := m.latestDigest(ctx, id)
 		var window []memory.Record
 		if err == nil {
@@ -416,24 +423,26 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 		}
 		if err != nil {
 			m.opt.Logger.Warn("tiered: reading the window after an append failed; the next append tries again", "err", err)
-			return
+			read = false
 		}
 		tokens, turns = 0, len(window)
 		for _, r := range window {
 			tokens += r.Tokens
 		}
 	}
-	due := tokens > m.opt.Trigger || turns > m.opt.MaxTurns
-	m.mu.Lock()
-	s.known, s.tokens, s.turns = !due, tokens, turns
-	if !known {
-		s.read = now
-	}
-	m.mu.Unlock()
-	if due {
-		if _, err := m.enqueue(ctx, id, job{Op: opFold}); err != nil {
-			m.opt.Logger.Warn("tiered: queueing a fold failed; the next append tries again", "err", err)
-			m.forgetTally(id)
+	if read {
+		due := tokens > m.opt.Trigger || turns > m.opt.MaxTurns
+		m.mu.Lock()
+		if !known {
+			s.tokens, s.turns, s.read = tokens, turns, now
+		}
+		s.known = !due
+		m.mu.Unlock()
+		if due {
+			if _, err := m.enqueue(ctx, id, job{Op: opFold}); err != nil {
+				m.opt.Logger.Warn("tiered: queueing a fold failed; the next append tries again", "err", err)
+				m.forgetTally(id)
+			}
 		}
 	}
 	if flush {

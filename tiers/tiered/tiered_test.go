@@ -487,3 +487,27 @@ func TestLaterSessionSupersedes(t *testing.T) {
 		}
 	})
 }
+
+// TestConcurrentAppendsQueueAFold checks that appends racing in one
+// process all count towards the session's trigger: eight goroutines
+// append a turn each to a session that holds one, taking it over its
+// trigger, and a fold is queued (Forget finds it among the queued work).
+func TestConcurrentAppendsQueueAFold(t *testing.T) {
+	forEachDriver(t, func(t *testing.T, open func() driver.Driver) {
+		ctx := context.Background()
+		m, _ := newWordMemory(t, open(), tiered.Options{Budget: 40, Trigger: 40, Target: 20, NoWorkers: true, IdleFlush: -1})
+		say(t, m, alice, "I packed the first bag.") // the window is read: 5 tokens
+		var wg sync.WaitGroup
+		for i := range 8 {
+			wg.Go(func() { say(t, m, alice, fmt.Sprintf("I packed bag %d today.", i)) }) // 5 tokens each
+		}
+		wg.Wait()
+		erased, err := m.Forget(ctx, alice, memory.LevelSession)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if erased.Turns != 9 || erased.Work != 1 {
+			t.Errorf("after 45 tokens against a trigger of 40: erased %+v, want 9 turns and the queued fold", erased)
+		}
+	})
+}
