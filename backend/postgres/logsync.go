@@ -64,51 +64,13 @@ type logSync[Ch any] struct {
 // server beyond their own time. search may therefore run twice; its
 // last run is the one on the copy current.
 func (s *logSync[Ch]) within(ctx context.Context, search func()) error {
-	s.mu.RLock()
-	w := s.writes.Load()
-	if !s.loaded() || s.calm.Load() != w+1 {
-		s.mu.RUnlock()
-		if err := s.current(ctx); err != nil {
-			return err
-		}
-		search()
-		s.mu.RUnlock()
-		return nil
-	}
-	from := s.snap.Load()
-	var (
-		cu   catchUp[Ch]
-		err  error
-		read = make(chan struct{})
-	)
-	go func() {
-		defer close(read)
-		cu, err = s.read(ctx, *from)
-	}()
-	search()
-	<-read
-	if err != nil {
-		s.mu.RUnlock()
-		return s.fail(ctx, err, true)
-	}
-	if !cu.pruned && len(cu.changes) == 0 {
-		s.snap.CompareAndSwap(from, &cu.snap)
-		s.mu.RUnlock()
-		return nil
-	}
-	// The search ran on a copy behind the changes: bring it current and
-	// search again.
-	s.calm.Store(0)
-	gen := s.gen
-	s.mu.RUnlock()
-	s.mu.Lock()
-	err = s.refresh(ctx, cu, s.gen == gen)
-	s.mu.Unlock()
+	ran, changed, err := s.catchUp(ctx, search)
 	if err != nil {
 		return err
 	}
-	s.mu.RLock()
-	search()
+	if !ran || changed {
+		search()
+	}
 	s.mu.RUnlock()
 	return nil
 }
@@ -116,6 +78,16 @@ func (s *logSync[Ch]) within(ctx context.Context, search func()) error {
 // current returns with mu held shared and the copy current: holding
 // every record as a snapshot taken during this call sees it.
 func (s *logSync[Ch]) current(ctx context.Context) error {
+	_, _, err := s.catchUp(ctx, nil)
+	return err
+}
+
+// catchUp brings the copy current and returns with mu held shared, unless
+// it fails. When the copy is loaded and calm (see calm), during, if not
+// nil, runs on the copy as it is while the catch-up is read (ran), and
+// changed reports whether the catch-up then changed the copy, leaving
+// what during found behind it.
+func (s *logSync[Ch]) catchUp(ctx context.Context, during func()) (ran, changed bool, err error) {
 	s.mu.RLock()
 	w := s.writes.Load()
 	var (
@@ -125,30 +97,40 @@ func (s *logSync[Ch]) current(ctx context.Context) error {
 	)
 	if s.loaded() {
 		from := s.snap.Load()
-		var err error
-		if cu, err = s.read(ctx, *from); err != nil {
+		if ran = during != nil && s.calm.Load() == w+1; ran {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				cu, err = s.read(ctx, *from)
+			}()
+			during()
+			<-done
+		} else {
+			cu, err = s.read(ctx, *from)
+		}
+		if err != nil {
 			s.mu.RUnlock()
-			return s.fail(ctx, err, true)
+			return ran, false, s.fail(ctx, err, true)
 		}
 		if !cu.pruned && len(cu.changes) == 0 {
 			// Its content is that of cu.snap as well. Of two catch-ups
 			// racing, the one that read the current snapshot wins.
 			s.snap.CompareAndSwap(from, &cu.snap)
 			s.calm.Store(w + 1)
-			return nil
+			return ran, false, nil
 		}
 		read, gen = true, s.gen
 	}
 	s.calm.Store(0)
 	s.mu.RUnlock()
 	s.mu.Lock()
-	err := s.refresh(ctx, cu, read && s.gen == gen)
+	err = s.refresh(ctx, cu, read && s.gen == gen)
 	s.mu.Unlock()
 	if err != nil {
-		return err
+		return ran, true, err
 	}
 	s.mu.RLock()
-	return nil
+	return ran, true, nil
 }
 
 // refresh brings the copy current, with mu held exclusively: with cu
