@@ -142,6 +142,24 @@ func (f *Facts) reach(id memory.Identity) (driver.Query, error) {
 	return dq, err
 }
 
+// Reachable returns the live facts of id's reach (see Update), newest
+// first, at most limit of them (0: all): the facts a new fact of id's may
+// supersede, which an extract.Extractor is given as the known facts.
+func (f *Facts) Reachable(ctx context.Context, id memory.Identity, limit int) ([]memory.Record, error) {
+	if limit < 0 {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "facts: negative limit %d", limit)
+	}
+	if err := f.st.CheckWrite(id); err != nil {
+		return nil, err
+	}
+	dq, err := f.reach(id)
+	if err != nil {
+		return nil, err
+	}
+	dq.Kinds, dq.Limit = []memory.Kind{memory.KindFact}, limit
+	return f.st.Driver().List(ctx, dq)
+}
+
 // own returns the fact records id wrote under ids, by id; an id without
 // one is missing. Callers check id with Store.CheckWrite first.
 func (f *Facts) own(ctx context.Context, id memory.Identity, ids ...string) (map[string]memory.Record, error) {

@@ -2,6 +2,7 @@ package facts_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/agentmem/memory"
@@ -123,5 +124,22 @@ func TestSupersedeAcrossSessions(t *testing.T) {
 			t.Fatalf("history: %d records, %v", len(h), err)
 		}
 		wantTexts(t, "search at the agent level", searchTexts(t, f, aliceLater, memory.LevelAgent, "lives"), []string{"Alice lives in Porto"})
+		// What a later session's extractor knows: every session's live
+		// facts of the agent, none of another agent's.
+		if _, err := f.Add(ctx, aliceOther, extract.Fact{Text: "Alice likes jazz", Sources: []string{"t3"}}); err != nil {
+			t.Fatal(err)
+		}
+		reach, err := f.Reachable(ctx, aliceLater, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts []string
+		for _, r := range reach {
+			texts = append(texts, r.Content)
+		}
+		slices.Sort(texts)
+		if !slices.Equal(texts, []string{"Alice drives a red car", "Alice lives in Porto"}) {
+			t.Errorf("Reachable from a later session: %q", texts)
+		}
 	})
 }

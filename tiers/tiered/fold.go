@@ -190,7 +190,9 @@ func (m *Memory) fold(ctx context.Context, l driver.Lease, flush bool) error {
 	if err != nil {
 		return report(false, err)
 	}
-	known, err := m.known(ctx, id)
+	// The facts a new one may supersede: those the fact tier lets id's
+	// facts supersede.
+	known, err := m.facts.Reachable(ctx, id, knownFacts)
 	if err != nil {
 		return report(false, err)
 	}
@@ -286,17 +288,6 @@ func (m *Memory) evictable(ctx context.Context, turns []memory.Record, flush boo
 // knownFacts is how many of the newest facts in scope a fold gives the
 // Extractor to leave out what is known and name what a fact supersedes.
 const knownFacts = 200
-
-// known returns the facts a fold of id's session gives the Extractor:
-// the newest of id's agent's (memory.LevelAgent; the session's when id
-// names no agent).
-func (m *Memory) known(ctx context.Context, id memory.Identity) ([]memory.Record, error) {
-	level := memory.LevelAgent
-	if id.Agent == "" {
-		level = memory.LevelSession
-	}
-	return m.st.List(ctx, id, memory.Query{Level: level, Kinds: []memory.Kind{memory.KindFact}, Limit: knownFacts})
-}
 
 // flushRetry is how long an idle flush waits for a fold of its session
 // that is queued already before it tries again to queue its own.
