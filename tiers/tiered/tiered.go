@@ -88,7 +88,7 @@ func New(st *backend.Store, opt Options) (*Memory, error) {
 	}
 	ro := opt.Recall
 	if ro.Embedder != nil {
-		ro.Embedder = countingEmbedder{ro.Embedder}
+		ro.Embedder = counting(ro.Embedder)
 	}
 	f, err := facts.New(st, facts.Options{Recall: ro})
 	if err != nil {

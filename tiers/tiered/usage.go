@@ -29,9 +29,17 @@ func counted(ctx context.Context) {
 	}
 }
 
-// countingEmbedder is an Embedder counting its requests into the
-// counter of the context they are made with. It embeds queries as the
-// embedder it wraps does: with EmbedQuery when it has it, else Embed.
+// counting returns e counting its requests into the counter of the
+// context they are made with, with e's shape: an EmbedQuery only when e
+// has one, so that searches embed queries as they would with e.
+func counting(e memory.Embedder) memory.Embedder {
+	if q, ok := e.(memory.QueryEmbedder); ok {
+		return countingQueryEmbedder{countingEmbedder{e}, q}
+	}
+	return countingEmbedder{e}
+}
+
+// countingEmbedder is an Embedder counting its requests.
 type countingEmbedder struct{ e memory.Embedder }
 
 func (c countingEmbedder) Model() string { return c.e.Model() }
@@ -41,19 +49,15 @@ func (c countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float3
 	return c.e.Embed(ctx, texts)
 }
 
-func (c countingEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+// countingQueryEmbedder is a QueryEmbedder counting its requests.
+type countingQueryEmbedder struct {
+	countingEmbedder
+	q memory.QueryEmbedder
+}
+
+func (c countingQueryEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	counted(ctx)
-	if q, ok := c.e.(memory.QueryEmbedder); ok {
-		return q.EmbedQuery(ctx, text)
-	}
-	vecs, err := c.e.Embed(ctx, []string{text})
-	if err != nil {
-		return nil, err
-	}
-	if err := memory.CheckEmbeddings(1, vecs); err != nil {
-		return nil, err
-	}
-	return vecs[0], nil
+	return c.q.EmbedQuery(ctx, text)
 }
 
 // embedderUsage is the Usage of n embedder requests: the Embedder

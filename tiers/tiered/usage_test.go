@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,4 +177,46 @@ func (u *usageModel) Summarize(ctx context.Context, previous string, turns []mem
 func (u *usageModel) Extract(ctx context.Context, turns, known []memory.Record) ([]extract.Fact, extract.Usage, error) {
 	fs, _, err := u.Rules.Extract(ctx, turns, known)
 	return fs, extract.Usage{ModelCalls: 1, PromptTokens: 7}, err
+}
+
+// queryEmbedder is embeddingtest's Embedder with an EmbedQuery of its
+// own, counting the queries it embeds.
+type queryEmbedder struct {
+	*embeddingtest.Embedder
+	queries atomic.Int64
+}
+
+func (q *queryEmbedder) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
+	q.queries.Add(1)
+	vs, err := q.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	return vs[0], nil
+}
+
+// TestRecallUsageQueryEmbedder checks that a recall's fact search still
+// embeds its query with the embedder's EmbedQuery through the counting,
+// and counts it once.
+func TestRecallUsageQueryEmbedder(t *testing.T) {
+	ctx := context.Background()
+	d := inmem.New(inmem.Options{})
+	defer d.Close()
+	st := backend.NewStore(d, backend.StoreOptions{})
+	e := &queryEmbedder{Embedder: &embeddingtest.Embedder{Dims: 8}}
+	x, err := embedding.NewIndexer(ctx, st, e, embedding.Options{NoWorkers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	m, err := tiered.New(st, tiered.Options{Recall: recall.Options{Embedder: e}, NoWorkers: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	say(t, m, alice, "I live in Lisbon with two cats.")
+	rec, err := m.RecallWith(ctx, alice, "Where does she live?", tiered.RecallOptions{})
+	if err != nil || rec.Degraded || rec.Usage.ModelCalls != 1 || e.queries.Load() != 1 {
+		t.Errorf("recall: %v, degraded %+v, usage %+v, %d queries embedded with EmbedQuery", err, rec.Errors, rec.Usage, e.queries.Load())
+	}
 }

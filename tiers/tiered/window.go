@@ -162,12 +162,10 @@ func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) 
 		if strings.TrimSpace(recs[i].Content) == "" {
 			return memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d has no content", i)
 		}
-		if !memory.Role(recs[i].Label).Valid() {
-			return memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d has role %q; it must be one of user, assistant, system and tool", i, recs[i].Label)
-		}
 	}
 	// Counted here, once, so the tally of the session's window knows
-	// them; Add keeps a count it is given.
+	// them; Add keeps a count it is given, and refuses a turn whose role
+	// is not a conversation role.
 	for i := range recs {
 		n, err := m.st.Tokens().CountTokens(ctx, recs[i].Content)
 		if err != nil {
