@@ -104,7 +104,9 @@ func newWorker(b *bound, k int, accept func(Ref) bool, shared *cut) *worker {
 // release returns w to the pool once its search no longer needs it,
 // holding none of the search's sets or functions.
 func (w *worker) release() {
-	clear(w.cands[:cap(w.cands)])
+	// The candidates this search held; those past them were cleared by
+	// the search that held them.
+	clear(w.cands)
 	*w = worker{lows: w.lows[:0], cands: w.cands[:0]}
 	workers.Put(w)
 }
