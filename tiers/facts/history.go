@@ -45,30 +45,29 @@ func (f *Facts) History(ctx context.Context, id memory.Identity, level memory.Le
 		seen[nid] = true
 		return r, true, nil
 	}
-	var out []memory.Record
-	for cur := start; ; {
-		r, ok, err := next(cur, SupersedesKey)
-		if err != nil {
-			return nil, err
+	// walk returns the versions linked from start under key, in the
+	// order followed.
+	walk := func(key string) ([]memory.Record, error) {
+		var out []memory.Record
+		for cur := start; ; {
+			r, ok, err := next(cur, key)
+			if err != nil || !ok {
+				return out, err
+			}
+			out = append(out, r)
+			cur = r
 		}
-		if !ok {
-			break
-		}
-		out = append(out, r)
-		cur = r
 	}
-	slices.Reverse(out)
-	out = append(out, start)
-	for cur := start; ; {
-		r, ok, err := next(cur, SupersededByKey)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			break
-		}
-		out = append(out, r)
-		cur = r
+	before, err := walk(SupersedesKey)
+	if err != nil {
+		return nil, err
 	}
+	after, err := walk(SupersededByKey)
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(before)
+	out := append(before, start)
+	out = append(out, after...)
 	return out, nil
 }
