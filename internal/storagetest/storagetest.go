@@ -53,6 +53,22 @@ func Drivers(pg *pgtest.Shared) []Driver {
 	}
 }
 
+// Run runs test once per driver of drivers, each over fresh storage (see
+// Driver.Storage), as subtests named after the drivers; in parallel with
+// each other when parallel (for long tests whose drivers wait on
+// different things: PostgreSQL on its server, the others on the CPU and
+// the disk).
+func Run(t *testing.T, drivers []Driver, parallel bool, test func(t *testing.T, open func() driver.Driver)) {
+	for _, d := range drivers {
+		t.Run(d.Name, func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
+			test(t, d.Storage(t))
+		})
+	}
+}
+
 // opener returns a function opening a driver with open, closed when t
 // ends, failing t when it cannot.
 func opener(t testing.TB, open func() (driver.Driver, error)) func() driver.Driver {

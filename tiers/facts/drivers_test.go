@@ -21,12 +21,7 @@ var factDrivers = storagetest.Drivers(&pgShared)
 
 // forEachDriver runs test once per driver, each over fresh storage.
 func forEachDriver(t *testing.T, test func(t *testing.T, d driver.Driver)) {
-	for _, fd := range factDrivers {
-		t.Run(fd.Name, func(t *testing.T) {
-			t.Parallel()
-			test(t, fd.Storage(t)())
-		})
-	}
+	storagetest.Run(t, factDrivers, true, func(t *testing.T, open func() driver.Driver) { test(t, open()) })
 }
 
 // tickingClock reads a time one millisecond later on every reading, so

@@ -18,12 +18,7 @@ var tieredDrivers = storagetest.Without(storagetest.Drivers(&pgShared), "fs")
 // forEachDriver runs test once per driver, in parallel, each over fresh
 // storage.
 func forEachDriver(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
-	for _, td := range tieredDrivers {
-		t.Run(td.Name, func(t *testing.T) {
-			t.Parallel()
-			test(t, td.Storage(t))
-		})
-	}
+	storagetest.Run(t, tieredDrivers, true, test)
 }
 
 // newMemory returns a tiered Memory over a new store on d, closed when t

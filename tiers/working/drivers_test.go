@@ -19,21 +19,14 @@ var workingDrivers = storagetest.Drivers(&pgShared)
 
 // forEachWorkingDriver runs test once per driver, each over fresh storage.
 func forEachWorkingDriver(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
-	for _, wd := range workingDrivers {
-		t.Run(wd.Name, func(t *testing.T) { test(t, wd.Storage(t)) })
-	}
+	storagetest.Run(t, workingDrivers, false, test)
 }
 
 // forEachWorkingDriverParallel is forEachWorkingDriver with the drivers'
 // runs in parallel, for long tests whose drivers wait on different
 // things (PostgreSQL on its server, the others on the CPU and the disk).
 func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
-	for _, wd := range workingDrivers {
-		t.Run(wd.Name, func(t *testing.T) {
-			t.Parallel()
-			test(t, wd.Storage(t))
-		})
-	}
+	storagetest.Run(t, workingDrivers, true, test)
 }
 
 // newWorking returns a Memory over a new store on d.
