@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentmem/memory"
@@ -141,4 +142,31 @@ func contentBytes(recs []memory.Record) int {
 		n += len(r.Content)
 	}
 	return n
+}
+
+// CheckFactText validates a fact's text as Fact describes it: not
+// empty, at most MaxFactBytes bytes of valid UTF-8, one line (no
+// control characters — so no line breaks or tabs — and no Unicode line or
+// paragraph separators), without leading or trailing white space. It
+// reports memory.ErrInvalidArgument, or memory.ErrTooLarge for the length.
+// A fact Reconcile returns passes it; package tiers/facts applies it to
+// what it is asked to store.
+func CheckFactText(text string) error {
+	switch {
+	case text == "":
+		return memory.Errorf(memory.ErrInvalidArgument, "extract: the fact text is empty")
+	case len(text) > MaxFactBytes:
+		return memory.Errorf(memory.ErrTooLarge, "extract: the fact text is %d bytes, the limit is %d", len(text), MaxFactBytes)
+	case !utf8.ValidString(text):
+		return memory.Errorf(memory.ErrInvalidArgument, "extract: the fact text is not valid UTF-8")
+	}
+	for _, r := range text {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return memory.Errorf(memory.ErrInvalidArgument, "extract: the fact text %q is not one line: it contains %U", text, r)
+		}
+	}
+	if strings.TrimSpace(text) != text {
+		return memory.Errorf(memory.ErrInvalidArgument, "extract: the fact text %q has leading or trailing white space", text)
+	}
+	return nil
 }

@@ -55,7 +55,7 @@ type Added struct {
 // proposed by an extractor is not refused because a fact it knew changed
 // meanwhile.
 //
-// Every fact is checked before anything is stored: its text (CheckText),
+// Every fact is checked before anything is stored: its text (extract.CheckFactText),
 // its sources (record ids, each once), its Supersedes (a record id other
 // than the fact's own), and the record it makes as the store checks
 // records; at most memory.MaxBatch facts. Violations are

@@ -3,43 +3,16 @@ package facts
 import (
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/extract"
 )
 
-// CheckText validates a fact's text as extract.Fact describes it: not
-// empty, at most extract.MaxFactBytes bytes of valid UTF-8, one line (no
-// control characters — so no line breaks or tabs — and no Unicode line or
-// paragraph separators), without leading or trailing white space. It
-// reports memory.ErrInvalidArgument, or memory.ErrTooLarge for the length.
-// Add and Update apply it before touching storage.
-func CheckText(text string) error {
-	switch {
-	case text == "":
-		return memory.Errorf(memory.ErrInvalidArgument, "facts: the text is empty")
-	case len(text) > extract.MaxFactBytes:
-		return memory.Errorf(memory.ErrTooLarge, "facts: the text is %d bytes, the limit is %d", len(text), extract.MaxFactBytes)
-	case !utf8.ValidString(text):
-		return memory.Errorf(memory.ErrInvalidArgument, "facts: the text is not valid UTF-8")
-	}
-	for _, r := range text {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return memory.Errorf(memory.ErrInvalidArgument, "facts: the text %q is not one line: it contains %U", text, r)
-		}
-	}
-	if strings.TrimSpace(text) != text {
-		return memory.Errorf(memory.ErrInvalidArgument, "facts: the text %q has leading or trailing white space", text)
-	}
-	return nil
-}
-
 // checkFact validates fact i of an Add: its text, its sources (record ids,
 // each once) and its Supersedes (empty or a record id).
 func checkFact(i int, f extract.Fact) error {
-	if err := CheckText(f.Text); err != nil {
+	if err := extract.CheckFactText(f.Text); err != nil {
 		e := err.(*memory.Error)
 		return memory.Errorf(e.Kind, "fact %d: %s", i, e.Msg)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/extract"
 )
 
 // Update supersedes the live fact factID by a fact id writes with text,
@@ -25,12 +26,12 @@ import (
 // the update). A fact that does not exist or is out of id's reach is
 // memory.ErrNotFound. A text that is the fact's own, or that of a fact
 // that was superseded (it is never made live again), is
-// memory.ErrInvalidArgument, as is a text CheckText refuses.
+// memory.ErrInvalidArgument, as is a text extract.CheckFactText refuses.
 func (f *Facts) Update(ctx context.Context, id memory.Identity, factID, text string) (memory.Record, error) {
 	if err := checkID("Update", factID); err != nil {
 		return memory.Record{}, err
 	}
-	if err := CheckText(text); err != nil {
+	if err := extract.CheckFactText(text); err != nil {
 		return memory.Record{}, err
 	}
 	if err := f.st.CheckWrite(id); err != nil {
