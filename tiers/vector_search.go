@@ -229,19 +229,20 @@ func (s *searchIndex) update(ch viewChange) {
 // the partitions of that scope only. Each partition drops the postings of
 // removed entries by itself once they outnumber its live ones.
 type textIndex struct {
-	parts map[memory.Identity]*lexical.Index[*viewEntry]
-	n     int // entries indexed
+	corpus *lexical.Corpus[*viewEntry] // the partitions' terms
+	parts  map[memory.Identity]*lexical.Index[*viewEntry]
+	n      int // entries indexed
 }
 
 func newTextIndex() *textIndex {
-	return &textIndex{parts: map[memory.Identity]*lexical.Index[*viewEntry]{}}
+	return &textIndex{corpus: lexical.NewCorpus[*viewEntry](), parts: map[memory.Identity]*lexical.Index[*viewEntry]{}}
 }
 
 // add indexes e's text in its writer's partition.
 func (x *textIndex) add(e *viewEntry) {
 	p := x.parts[e.who]
 	if p == nil {
-		p = lexical.NewIndex[*viewEntry]()
+		p = x.corpus.NewIndex()
 		x.parts[e.who] = p
 	}
 	if p.Add(e, e.text) {

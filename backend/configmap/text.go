@@ -22,6 +22,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	if err != nil {
 		return nil, err
 	}
+	corpus := lexical.NewCorpus[textRef]()
 	byWriter := map[memory.Identity]*lexical.Index[textRef]{}
 	var parts []*lexical.Index[textRef]
 	for _, o := range objs {
@@ -31,7 +32,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 			}
 			x := byWriter[r.Identity]
 			if x == nil {
-				x = lexical.NewIndex[textRef]()
+				x = corpus.NewIndex()
 				byWriter[r.Identity] = x
 				parts = append(parts, x)
 			}

@@ -164,6 +164,31 @@ func BenchmarkSearch100kTop300(b *testing.B) {
 	searchLatenciesK(b, benchQueries(256), func(int) []*Index[int] { return parts }, 300, keep)
 }
 
+// BenchmarkSearch100kIn1000Top300 is BenchmarkSearch100kTop300 over the
+// same 100,000 facts kept in 1,000 partitions of 100 of one corpus, the
+// facts of a thousand sessions, all searched: an agent-level recall.
+func BenchmarkSearch100kIn1000Top300(b *testing.B) {
+	facts := benchFacts(100_000, 1)
+	c := NewCorpus[int]()
+	parts := make([]*Index[int], 1000)
+	for p := range parts {
+		parts[p] = c.NewIndex()
+	}
+	for i, f := range facts {
+		parts[i/100].Add(i, f)
+	}
+	type record struct {
+		expires int64
+		_       [56]byte
+	}
+	recs := make([]*record, len(facts))
+	for i := range recs {
+		recs[i] = &record{expires: int64(i % 64)}
+	}
+	keep := func(ref int) bool { return recs[ref].expires != 0 }
+	searchLatenciesK(b, benchQueries(256), func(int) []*Index[int] { return parts }, 300, keep)
+}
+
 // BenchmarkSearchOneScopeOf1000 measures a search, k = 10, restricted to
 // one partition of 1,000 facts among 1,000 such partitions (1,000,000
 // facts), visiting the partitions in turn.

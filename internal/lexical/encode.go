@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/internal/hugepages"
@@ -49,23 +50,21 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 	for _, l := range lens {
 		dst = binary.AppendUvarint(dst, uint64(l))
 	}
-	terms := make([]string, 0, len(x.postings))
-	for t, p := range x.postings {
-		if x.df(p) > 0 {
-			terms = append(terms, t)
+	terms := make([]*termList[R], 0, len(x.at))
+	total := 0
+	for tm, j := range x.at {
+		if df := x.df(&tm.parts[j].postings); df > 0 {
+			terms = append(terms, tm)
+			total += df
 		}
 	}
-	slices.Sort(terms)
+	slices.SortFunc(terms, func(a, b *termList[R]) int { return strings.Compare(a.text, b.text) })
 	dst = binary.AppendUvarint(dst, uint64(len(terms)))
-	total := 0
-	for _, t := range terms {
-		total += x.df(x.postings[t])
-	}
 	dst = binary.AppendUvarint(dst, uint64(total))
-	for _, t := range terms {
-		p := x.postings[t]
-		dst = binary.AppendUvarint(dst, uint64(len(t)))
-		dst = append(dst, t...)
+	for _, tm := range terms {
+		p := x.in(tm)
+		dst = binary.AppendUvarint(dst, uint64(len(tm.text)))
+		dst = append(dst, tm.text...)
 		dst = binary.AppendUvarint(dst, uint64(x.df(p)))
 		prev := int32(-1)
 		for _, e := range p.list {
@@ -81,8 +80,9 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 	return dst, refs
 }
 
-// DecodeIndex returns the Index data encodes (Encode), with refs[i] as
-// the reference of its document i; the Index keeps refs as its own. The
+// DecodeIndex returns the Index data encodes (Encode), in a Corpus of its
+// own, with refs[i] as the reference of its document i; the Index keeps
+// refs as its own. The
 // terms are taken as they were analysed when the index was encoded: a
 // caller that keeps encodings must tag them with AnalyzerVersion and
 // decode only those of the current version. It refuses, with
@@ -94,14 +94,33 @@ func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
 // document. Whatever the input, it allocates memory in proportion to
 // len(data) and len(refs), and never panics.
 func DecodeIndex[R comparable](data []byte, refs []R) (*Index[R], error) {
-	return DecodeIndexFrom(varint.Reader{B: data}, refs, nil)
+	dec, err := DecodeIndexFrom(varint.Reader{B: data}, refs, nil)
+	if err != nil {
+		return nil, err
+	}
+	return NewCorpus[R]().Attach(dec), nil
+}
+
+// Decoded is an index decoded (DecodeIndexFrom) and not yet in a corpus:
+// Corpus.Attach makes it a partition of one.
+type Decoded[R comparable] struct {
+	x     *Index[R] // without a corpus
+	terms []decodedTerm
+}
+
+// decodedTerm is a term of a Decoded and its postings.
+type decodedTerm struct {
+	text string
+	postings
 }
 
 // DecodeIndexFrom is DecodeIndex reading the encoding off d, which must
-// hold it and nothing more: a Reader of a varint.Stream decodes as the
-// bytes arrive. d's own Fail is not used. With slot set, the index is
+// hold it and nothing more (a Reader of a varint.Stream decodes as the
+// bytes arrive), and leaving the index out of any corpus, so that
+// indexes of one corpus can be decoded at once, each attached under the
+// caller's lock. d's own Fail is not used. With slot set, the index is
 // slotted (NewSlottedIndex), each reference's id written at slot(ref).
-func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int32) (*Index[R], error) {
+func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int32) (*Decoded[R], error) {
 	d.Fail = func(format string, args ...any) error {
 		return memory.Errorf(memory.ErrInvalidArgument, "lexical: decode index: "+format, args...)
 	}
@@ -122,8 +141,7 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 	if docs != len(refs) {
 		return nil, d.Fail("%d documents, but %d references", docs, len(refs))
 	}
-	x := &Index[R]{slot: slot, docs: docs, refs: refs, lens: make([]int32, docs),
-		postings: map[string]*postings{}, counts: map[string]int{}}
+	x := &Index[R]{slot: slot, docs: docs, refs: refs, lens: make([]int32, docs), counts: map[string]int{}}
 	if slot == nil {
 		x.ids = make(map[R]int32, docs)
 	}
@@ -171,8 +189,7 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 		return nil, err
 	}
 	all := hugepages.Make[posting](total, total)
-	lists := make([]postings, terms)
-	x.postings = make(map[string]*postings, terms)
+	lists := make([]decodedTerm, terms)
 	sums := make([]int64, docs) // each document's term counts, added up
 	last := ""                  // the previous term
 	for ti := range terms {
@@ -188,7 +205,7 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 			return nil, err
 		}
 		t := string(b)
-		if t <= last && len(x.postings) > 0 {
+		if t <= last && ti > 0 {
 			return nil, d.Fail("term %q after %q: terms out of order", t, last)
 		}
 		last = t
@@ -200,6 +217,7 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 			return nil, d.Fail("term %q is held by %d of %d documents, beyond the postings counted", t, df, docs)
 		}
 		p := &lists[ti]
+		p.text = t
 		p.list, all = all[:df:df], all[df:]
 		id := int64(-1)
 		for i := range p.list {
@@ -222,7 +240,6 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 			p.list[i] = posting{id: int32(id), tf: int32(tf)}
 			p.total += int(tf)
 		}
-		x.postings[t] = p
 	}
 	if len(all) != 0 {
 		return nil, d.Fail("%d postings fewer than counted", len(all))
@@ -235,5 +252,24 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 			return nil, d.Fail("document %d has length %d, but its terms occur %d times", id, x.lens[id], s)
 		}
 	}
-	return x, nil
+	return &Decoded[R]{x: x, terms: lists}, nil
+}
+
+// Attach returns dec as a partition of c. dec must not be attached again.
+func (c *Corpus[R]) Attach(dec *Decoded[R]) *Index[R] {
+	x := dec.x
+	x.corpus = c
+	x.at = make(map[*termList[R]]int32, len(dec.terms))
+	for i := range dec.terms {
+		dt := &dec.terms[i]
+		tm := c.terms[dt.text]
+		if tm == nil {
+			tm = &termList[R]{text: dt.text}
+			c.terms[tm.text] = tm
+		}
+		x.at[tm] = int32(len(tm.parts))
+		tm.parts = append(tm.parts, held[R]{x: x, postings: dt.postings})
+	}
+	dec.x, dec.terms = nil, nil
+	return x
 }

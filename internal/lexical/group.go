@@ -21,10 +21,10 @@ func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (map[*Inde
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	if len(q.terms) == 0 {
+	uniq := distinct(parts)
+	if len(q.terms) == 0 || len(uniq) == 0 {
 		return map[*Index[R]]float64{}, nil
 	}
-	uniq := distinct(parts)
 	return groupScores(q, uniq, lookUp(q, uniq), p), nil
 }
 
@@ -66,10 +66,10 @@ func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
-	if len(q.terms) == 0 {
+	parts = distinct(parts)
+	if len(q.terms) == 0 || len(parts) == 0 {
 		return top.Hits(), map[*Index[R]]float64{}, nil
 	}
-	parts = distinct(parts)
 	lists := lookUp(q, parts)
 	return search(q, parts, lists, p, top, keep), groupScores(q, parts, lists, p), nil
 }

@@ -1,9 +1,6 @@
 package lexical
 
-import (
-	"iter"
-	"strings"
-)
+import "iter"
 
 // Index is an inverted index of texts keyed by the caller's references:
 // for every term (Analyze), the documents holding it and how often, with
@@ -14,23 +11,29 @@ import (
 //
 // An Index is one partition of a search (see Search): a caller keeps one
 // per group of documents it must keep apart, such as one per writer
-// identity, and searches the partitions a query may see.
+// identity, and searches the partitions a query may see. The partitions
+// of one caller share a Corpus, their term dictionary, so that a search
+// over many of them looks each term up once.
 //
 // Add and Remove must not run concurrently with each other or with a
-// search; searches only read the index, so any number may run at once.
-// The zero Index is not ready; NewIndex or NewSlottedIndex is.
+// search, on this partition or any other of its corpus (see Corpus);
+// searches only read, so any number may run at once. The zero Index is
+// not ready; Corpus.NewIndex, NewIndex and their slotted forms are.
 type Index[R comparable] struct {
 	// ids maps each live document's reference to its document id, unless
 	// slot is set: then each reference keeps its own (NewSlottedIndex).
-	ids      map[R]int32
-	slot     func(R) *int32
-	docs     int     // live documents
-	refs     []R     // by document id; the zero R once removed
-	lens     []int32 // length by document id; -1 once removed
-	postings map[string]*postings
-	length   int            // total length of the live documents
-	dead     int            // removed documents still holding postings
-	counts   map[string]int // scratch of Add: a text's term counts
+	ids  map[R]int32
+	slot func(R) *int32
+	docs int     // live documents
+	refs []R     // by document id; the zero R once removed
+	lens []int32 // length by document id; -1 once removed
+	// corpus holds the postings; at is where in each term's partitions
+	// (termList.parts) x's postings of the term are.
+	corpus *Corpus[R]
+	at     map[*termList[R]]int32
+	length int            // total length of the live documents
+	dead   int            // removed documents still holding postings
+	counts map[string]int // scratch of Add: a text's term counts
 }
 
 // postings are the documents holding a term, by increasing id, and how
@@ -38,6 +41,12 @@ type Index[R comparable] struct {
 type postings struct {
 	list  []posting
 	total int
+}
+
+// add appends a posting of document id, holding the term tf times.
+func (p *postings) add(id, tf int32) {
+	p.list = append(p.list, posting{id: id, tf: tf})
+	p.total += int(tf)
 }
 
 // posting says how often a term occurs in a document.
@@ -49,10 +58,8 @@ type posting struct {
 // compactAt is the fewest removed documents worth compacting for.
 const compactAt = 64
 
-// NewIndex returns an empty Index.
-func NewIndex[R comparable]() *Index[R] {
-	return &Index[R]{ids: map[R]int32{}, postings: map[string]*postings{}, counts: map[string]int{}}
-}
+// NewIndex returns an empty Index in a Corpus of its own.
+func NewIndex[R comparable]() *Index[R] { return NewCorpus[R]().NewIndex() }
 
 // NewSlottedIndex returns an empty Index whose references each keep their
 // own document id, at slot(ref), instead of the index mapping them: for
@@ -61,9 +68,10 @@ func NewIndex[R comparable]() *Index[R] {
 // decoded. A reference must be in one slotted index at a time; the index
 // writes its slot while the reference is indexed, and reads it only
 // together with its own record of the reference, so a stale slot is never
-// taken for a document. The zero R must not be indexed.
+// taken for a document. The zero R must not be indexed. The index is in
+// a Corpus of its own; Corpus.NewSlottedIndex makes one in a shared one.
 func NewSlottedIndex[R comparable](slot func(R) *int32) *Index[R] {
-	return &Index[R]{slot: slot, postings: map[string]*postings{}, counts: map[string]int{}}
+	return NewCorpus[R]().NewSlottedIndex(slot)
 }
 
 // docID returns the document id of ref, if indexed.
@@ -111,20 +119,15 @@ func (x *Index[R]) Add(ref R, text string) bool {
 	x.lens = append(x.lens, int32(n))
 	x.length += n
 	for t, c := range x.counts {
-		p := x.postings[t]
-		if p == nil {
-			p = &postings{}
-			x.postings[strings.Clone(t)] = p
-		}
-		p.list = append(p.list, posting{id: id, tf: int32(c)})
-		p.total += c
+		x.postingsOf(t).add(id, int32(c))
 	}
 	clear(x.counts)
 	return true
 }
 
 // Remove drops ref's text, if indexed, and reports whether it was. The
-// index's statistics stop counting it at once.
+// index's statistics stop counting it at once. An index left empty holds
+// no postings: its corpus lists it under no term.
 func (x *Index[R]) Remove(ref R) bool {
 	id, ok := x.docID(ref)
 	if !ok {
@@ -139,7 +142,7 @@ func (x *Index[R]) Remove(ref R) bool {
 	var zero R
 	x.refs[id] = zero // let the reference go
 	x.dead++
-	if x.dead >= compactAt && x.dead > x.docs {
+	if x.docs == 0 || x.dead >= compactAt && x.dead > x.docs {
 		x.compact()
 	}
 	return true
@@ -149,20 +152,22 @@ func (x *Index[R]) Remove(ref R) bool {
 // ones, keeping their order.
 func (x *Index[R]) compact() {
 	newID, refs, lens := x.live()
-	for t, p := range x.postings {
-		out := p.list[:0]
-		p.total = 0
+	for tm, j := range x.at {
+		p := &tm.parts[j].postings
+		kept := p.list[:0]
 		for _, q := range p.list {
 			if id := newID[q.id]; id >= 0 {
-				out = append(out, posting{id: id, tf: q.tf})
-				p.total += int(q.tf)
+				kept = append(kept, posting{id: id, tf: q.tf})
 			}
 		}
-		if len(out) == 0 {
-			delete(x.postings, t)
+		if len(kept) == 0 {
+			x.drop(tm) // moves another partition's postings of tm, not x's others
 			continue
 		}
-		p.list = append([]posting(nil), out...) // release the longer array
+		*p = postings{list: make([]posting, 0, len(kept))} // releasing the longer array
+		for _, q := range kept {
+			p.add(q.id, q.tf)
+		}
 	}
 	for id, ref := range refs {
 		x.setID(ref, int32(id))
@@ -223,7 +228,7 @@ func (x *Index[R]) Refs() iter.Seq[R] {
 func (x *Index[R]) Stats(q *Query) Stats {
 	s := Stats{Docs: x.docs, Length: x.length, DF: make([]int, len(q.terms))}
 	for i, t := range q.terms {
-		s.DF[i] = x.df(x.postings[t])
+		s.DF[i] = x.df(x.find(t))
 	}
 	return s
 }

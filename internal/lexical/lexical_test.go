@@ -155,19 +155,45 @@ func randomQuery(rng *rand.Rand) string {
 // documents of those partitions: the same references with bit-identical
 // scores, keep applied before the best k are chosen.
 func TestSearchMatchesRank(t *testing.T) {
+	// The partitions are each in a corpus of their own, all in one, or
+	// in two: a search reads a term's partitions off the corpus's list,
+	// looks it up in each partition, or both.
+	layouts := map[string]func(i int) int{
+		"own corpora": func(i int) int { return i },
+		"one corpus":  func(int) int { return 0 },
+		"two corpora": func(i int) int { return i % 2 },
+	}
+	for name, corpusOf := range layouts {
+		t.Run(name, func(t *testing.T) { testSearchMatchesRank(t, corpusOf) })
+	}
+}
+
+func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	const nparts = 4
+	const nparts = 12
 	parts := make([]*Index[int], nparts)
 	live := make([]map[int]string, nparts)
+	corpora := map[int]*Corpus[int]{}
 	for i := range parts {
-		parts[i] = NewIndex[int]()
+		c := corpora[corpusOf(i)]
+		if c == nil {
+			c = NewCorpus[int]()
+			corpora[corpusOf(i)] = c
+		}
+		parts[i] = c.NewIndex()
 		live[i] = map[int]string{}
 	}
 	params := []Params{DefaultParams(), {}, {K1: 2, B: 1}}
-	for step := range 6000 {
+	for step := range 9000 {
 		pi := rng.IntN(nparts)
 		x := parts[pi]
-		if len(live[pi]) > 0 && rng.IntN(3) == 0 {
+		// Every other thousand steps removes more than it adds, so
+		// partitions empty and fill again.
+		removing := 3
+		if step/1000%2 == 1 {
+			removing = 1
+		}
+		if len(live[pi]) > 0 && rng.IntN(removing+1) < max(1, 3-removing) {
 			var ref int
 			for ref = range live[pi] {
 				break
@@ -183,6 +209,7 @@ func TestSearchMatchesRank(t *testing.T) {
 			}
 			live[pi][step] = text
 		}
+		checkCorpora(t, step, parts, corpora)
 		if x.Len() != len(live[pi]) || x.Removed() > max(x.Len(), compactAt) {
 			t.Fatalf("step %d: Len %d Removed %d, want Len %d", step, x.Len(), x.Removed(), len(live[pi]))
 		}
@@ -191,8 +218,10 @@ func TestSearchMatchesRank(t *testing.T) {
 		}
 		var searched []*Index[int]
 		var docs []Doc[int]
+		one := rng.IntN(nparts) // alone, or with each of the others by chance
+		alone := rng.IntN(3) == 0
 		for i := range parts {
-			if rng.IntN(2) == 0 {
+			if i == one || !alone && rng.IntN(2) == 0 {
 				searched = append(searched, parts[i])
 				for ref, text := range live[i] {
 					docs = append(docs, Doc[int]{ref, text})
@@ -255,6 +284,38 @@ func TestSearchMatchesRank(t *testing.T) {
 	}
 	if n != len(live[0]) {
 		t.Fatalf("Refs yields %d references, want %d", n, len(live[0]))
+	}
+}
+
+// checkCorpora checks that the corpora and their partitions agree: each
+// term's list names each partition holding it once, at the position the
+// partition records, no partition holds a term its corpus does not list,
+// and a partition with no live document holds no term.
+func checkCorpora(t *testing.T, step int, parts []*Index[int], corpora map[int]*Corpus[int]) {
+	t.Helper()
+	held := 0
+	for _, c := range corpora {
+		for text, tm := range c.terms {
+			if tm.text != text || len(tm.parts) == 0 {
+				t.Fatalf("step %d: term %q listed as %q with %d partitions", step, text, tm.text, len(tm.parts))
+			}
+			for j, h := range tm.parts {
+				if h.x.corpus != c || h.x.at[tm] != int32(j) {
+					t.Fatalf("step %d: term %q lists a partition at %d that records %d", step, text, j, h.x.at[tm])
+				}
+				held++
+			}
+		}
+	}
+	n := 0
+	for _, x := range parts {
+		n += len(x.at)
+		if x.Len() == 0 && len(x.at) > 0 {
+			t.Fatalf("step %d: an empty partition holds %d terms", step, len(x.at))
+		}
+	}
+	if n != held {
+		t.Fatalf("step %d: the partitions hold %d terms, the corpora list %d", step, n, held)
 	}
 }
 
@@ -365,8 +426,8 @@ func TestCompactionBoundsDeadWeight(t *testing.T) {
 			t.Fatalf("after %d: %d documents held for %d live", i, len(x.refs), x.Len())
 		}
 	}
-	if len(x.postings) > 2000 {
-		t.Fatalf("%d terms held for %d live documents", len(x.postings), x.Len())
+	if len(x.at) > 2000 || x.corpus.Terms() != len(x.at) {
+		t.Fatalf("%d terms held for %d live documents (%d in the corpus)", len(x.at), x.Len(), x.corpus.Terms())
 	}
 	q := NewQuery("word999 entry")
 	hits, _ := x.Search(&q, DefaultParams(), NewTopK(3, byID), nil)

@@ -107,10 +107,11 @@ func TestSlottedIndexAgrees(t *testing.T) {
 				fresh[i] = &slotRef{n: r.n, doc: int32(rng.IntN(3))}
 				freshRefs[r.n] = fresh[i]
 			}
-			y, err := DecodeIndexFrom(varint.Reader{B: data}, fresh, slotOf)
+			dec, err := DecodeIndexFrom(varint.Reader{B: data}, fresh, slotOf)
 			if err != nil {
 				t.Fatal(err)
 			}
+			y := NewCorpus[*slotRef]().Attach(dec)
 			agree(step, y, freshRefs, "decoded slotted")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/idmap"
+	"github.com/agentmem/memory/internal/lexical"
 )
 
 // Index holds the live entries of a store by tenant and id and in posting
@@ -16,9 +17,10 @@ type Index[E, W any] struct {
 	ids     idmap.Map[*Entry[E, W]]
 	lists   map[listKey]*postings[E, W]
 	writers map[memory.Identity]*Writer[E, W]
-	last    *Writer[E, W] // the writer of the last entry put, a cache
-	batch   map[idKey]int // scratch for Versions: the last index of each key in a batch
-	texts   bool          // whether writers' text indexes are kept; see text.go
+	last    *Writer[E, W]                 // the writer of the last entry put, a cache
+	batch   map[idKey]int                 // scratch for Versions: the last index of each key in a batch
+	texts   bool                          // whether writers' text indexes are kept; see text.go
+	corpus  *lexical.Corpus[*Entry[E, W]] // the text indexes' terms, while texts are on
 }
 
 // idKey is what ids are unique under: a tenant and an id.
@@ -90,7 +92,7 @@ func (x *Index[E, W]) Put(e *Entry[E, W], who memory.Identity) (replaced *Entry[
 		p.insert(e)
 	}
 	if x.texts {
-		indexText(e)
+		x.indexText(e)
 	}
 	return replaced
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // Text search: each writer's records' content is indexed in a
-// lexical.Index of its own, keyed by entry, so that a search reads only
+// lexical.Index of its own, keyed by entry, all in one lexical.Corpus, so that a search reads only
 // the indexes of the writers its filter matches and its corpus statistics
 // are theirs alone (driver.TextSearcher). The indexes are built by
 // StartTexts, from every stored entry, and kept by every Put and Remove
@@ -25,19 +25,20 @@ func (x *Index[E, W]) StartTexts() {
 		return
 	}
 	x.texts = true
+	x.corpus = lexical.NewCorpus[*Entry[E, W]]()
 	for e := range x.ids.All() {
-		indexText(e)
+		x.indexText(e)
 	}
 }
 
 // indexText adds e's content to its writer's text index.
-func indexText[E, W any](e *Entry[E, W]) {
+func (x *Index[E, W]) indexText(e *Entry[E, W]) {
 	if e.Content == "" {
 		return
 	}
 	w := e.writer
 	if w.text == nil {
-		w.text = lexical.NewIndex[*Entry[E, W]]()
+		w.text = x.corpus.NewIndex()
 	}
 	w.text.Add(e, e.Content)
 }

@@ -61,8 +61,9 @@ func ChangesOf(recs []memory.Record) []Change {
 }
 
 // Cache holds records' analysed texts in one lexical.Index per writer
-// identity. The zero Cache is not ready; New is.
+// identity, all in one lexical.Corpus. The zero Cache is not ready; New is.
 type Cache struct {
+	corpus *lexical.Corpus[*Row]
 	groups writers.Index[*group]
 	byKey  idmap.Map[*Row]
 	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
@@ -77,7 +78,7 @@ type Cache struct {
 
 // New returns an empty Cache.
 func New() *Cache {
-	return &Cache{byKey: idmap.New[*Row](0), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	return &Cache{corpus: lexical.NewCorpus[*Row](), byKey: idmap.New[*Row](0), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
 }
 
 // Len returns how many records the cache holds. A record without content
@@ -99,7 +100,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	}
 	g, _ := c.groups.Get(w)
 	if g == nil {
-		g = &group{id: w, x: lexical.NewSlottedIndex(rowDoc)}
+		g = &group{id: w, x: c.corpus.NewSlottedIndex(rowDoc)}
 		c.groups.Put(w, g)
 	}
 	if kind, ok := c.kinds[row.Kind]; ok {

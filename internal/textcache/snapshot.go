@@ -112,8 +112,8 @@ func decode(d varint.Reader) (*Cache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Cache{byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
-	var indexes indexDecoder
+	c := &Cache{corpus: lexical.NewCorpus[*Row](), byKey: idmap.New[*Row](total), kinds: map[memory.Kind]memory.Kind{}, speakers: map[string]string{}}
+	indexes := indexDecoder{corpus: c.corpus}
 	defer indexes.wait() // on an early return, let no decoding outlive Decode
 	rd := rowDecoder{c: c, d: rowcodec.Decoder{Speakers: c.speakers}}
 	for range groups {
@@ -193,12 +193,13 @@ func (rd *rowDecoder) row(d *varint.Reader, w memory.Identity, g *group, r *Row)
 }
 
 // indexDecoder decodes writers' indexes, a large one on a goroutine of its
-// own, up to one per processor at once.
+// own, up to one per processor at once, and attaches each to corpus.
 type indexDecoder struct {
-	wg  sync.WaitGroup
-	sem chan struct{}
-	mu  sync.Mutex
-	err error // the first decoding's error
+	corpus *lexical.Corpus[*Row]
+	wg     sync.WaitGroup
+	sem    chan struct{}
+	mu     sync.Mutex // held to attach, and for err
+	err    error      // the first decoding's error
 }
 
 // inline is the largest encoded index decoded without a goroutine: below
@@ -209,13 +210,16 @@ var inline = 64 << 10
 // as its documents' references, setting g.x unless it fails.
 func (id *indexDecoder) start(g *group, d varint.Reader, refs []*Row) {
 	run := func() {
-		x, err := lexical.DecodeIndexFrom(d, refs, rowDoc)
+		dec, err := lexical.DecodeIndexFrom(d, refs, rowDoc)
 		id.mu.Lock()
 		defer id.mu.Unlock()
-		if err != nil && id.err == nil {
-			id.err = err
+		if err != nil {
+			if id.err == nil {
+				id.err = err
+			}
+			return
 		}
-		g.x = x
+		g.x = id.corpus.Attach(dec)
 	}
 	if d.Left() <= inline {
 		run()
