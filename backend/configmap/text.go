@@ -56,7 +56,7 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
 		r := h.Ref.record()
-		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: groups[byWriter[r.Identity]]}
+		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: groups.Of(byWriter[r.Identity])}
 	}
 	return out, nil
 }

@@ -108,6 +108,10 @@ type Scorer struct {
 	k1    float64
 	b     float64
 	avgdl float64
+	// norms holds norm(dl) for the shorter documents, once tabulate
+	// made it: a search weighs tens of thousands of postings, most of
+	// short documents, and a division less each is worth 256 of them.
+	norms []float64
 }
 
 // NewScorer returns the Scorer of s under p, which must be valid
@@ -128,8 +132,28 @@ func NewScorer(s Stats, p Params) *Scorer {
 // platform fuses operations differently in different callers.
 func (sc *Scorer) weight(i, tf, dl int) float64 {
 	f := float64(tf)
-	norm := float64(sc.k1 * float64(1-sc.b+float64(sc.b*float64(float64(dl)/sc.avgdl))))
+	var norm float64
+	if dl < len(sc.norms) {
+		norm = sc.norms[dl]
+	} else {
+		norm = sc.norm(dl)
+	}
 	return float64(sc.idf[i]*float64(f*(sc.k1+1))) / (f + norm)
+}
+
+// norm returns the length normalisation of a document of length dl,
+// k1 · (1 − b + b · dl / avgdl), every step rounded.
+func (sc *Scorer) norm(dl int) float64 {
+	return float64(sc.k1 * float64(1-sc.b+float64(sc.b*float64(float64(dl)/sc.avgdl))))
+}
+
+// tabulate makes sc.norms: norm of every length below 256, computed as
+// norm computes it, so weights are the same bits either way.
+func (sc *Scorer) tabulate() {
+	sc.norms = make([]float64, 256)
+	for dl := range sc.norms {
+		sc.norms[dl] = sc.norm(dl)
+	}
 }
 
 // Score returns the score of a document of length dl terms holding the

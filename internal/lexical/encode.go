@@ -27,7 +27,8 @@ import (
 //	                     often each holds the term
 //
 // The encoding holds no references: Encode returns them in document
-// order, and DecodeIndex takes them back in that order.
+// order, and DecodeIndex takes them back in that order. Nor does it hold
+// tags: a decoded index's documents are tagged 0 until SetTags.
 const (
 	indexMagic  = "LXI"
 	indexFormat = 1
@@ -43,7 +44,7 @@ const (
 // order they were added in). Removed documents are left out. Terms are
 // written in byte order, so equal indexes encode alike. It only reads x.
 func (x *Index[R]) Encode(dst []byte) ([]byte, []R) {
-	newID, refs, lens := x.live()
+	newID, refs, lens, _ := x.live()
 	dst = append(dst, indexMagic...)
 	dst = append(dst, indexFormat)
 	dst = binary.AppendUvarint(dst, uint64(len(refs)))
@@ -141,7 +142,7 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 	if docs != len(refs) {
 		return nil, d.Fail("%d documents, but %d references", docs, len(refs))
 	}
-	x := &Index[R]{slot: slot, docs: docs, refs: refs, lens: make([]int32, docs), counts: map[string]int{}}
+	x := &Index[R]{slot: slot, docs: docs, refs: refs, lens: make([]int32, docs), tags: make([]uint8, docs), counts: map[string]int{}}
 	if slot == nil {
 		x.ids = make(map[R]int32, docs)
 	}

@@ -29,8 +29,12 @@ func sameSearches(t *testing.T, what string, a, b *Index[int], rnd *rand.Rand) {
 	if a.Len() != b.Len() {
 		t.Fatalf("%s: %d documents, want %d", what, b.Len(), a.Len())
 	}
-	for range 30 {
+	for i := range 30 {
 		q := NewQuery(encodeText(rnd))
+		q.Tags = uint64(i % 4) // tags 0 and 1 both, 0 alone, 1 alone, all
+		if i%4 == 3 {
+			q.Tags = 0
+		}
 		sa, sb := a.Stats(&q), b.Stats(&q)
 		if fmt.Sprint(sa) != fmt.Sprint(sb) {
 			t.Fatalf("%s: Stats %v, want %v", what, sb, sa)
@@ -57,7 +61,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	rnd := rand.New(rand.NewPCG(3, 4))
 	x := NewIndex[int]()
 	for i := range 2000 {
-		x.Add(i, encodeText(rnd))
+		x.AddTagged(i, encodeText(rnd), uint8(i%2))
 		if rnd.IntN(3) == 0 {
 			x.Remove(rnd.IntN(i + 1))
 		}
@@ -70,6 +74,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("DecodeIndex of what Encode wrote: %v", err)
 	}
+	y.SetTags(func(ref int) uint8 { return uint8(ref % 2) }) // the encoding keeps none
 	sameSearches(t, "the decoded index", x, y, rnd)
 	again, _ := y.Encode(nil)
 	if !bytes.Equal(again, data) {
@@ -78,8 +83,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 	for i := range 500 {
 		text := encodeText(rnd)
 		id := 5000 + i
-		x.Add(id, text)
-		y.Add(id, text)
+		x.AddTagged(id, text, uint8(id%2))
+		y.AddTagged(id, text, uint8(id%2))
 		r := rnd.IntN(5500)
 		if x.Remove(r) != y.Remove(r) {
 			t.Fatalf("Remove(%d) disagrees between the original and the decoded index", r)

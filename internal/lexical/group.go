@@ -1,5 +1,7 @@
 package lexical
 
+import "iter"
+
 // GroupScores scores each partition of parts as one document: the BM25
 // score under p of all its live documents' text taken together (a term's
 // frequency is its total over them, the length their total length),
@@ -10,30 +12,67 @@ package lexical
 // said matches the query, as a whole, which ranks a session that dwells
 // on a topic above one that mentions it once.
 //
-// The scores are by partition; a nil or empty partition, or one holding
-// none of q's terms, scores 0 (and may be left out). A partition listed
+// The scores are by partition (Groups.Of); a nil or empty partition, or
+// one holding none of q's terms, scores 0. A partition listed
 // twice counts once. Rank over the partitions' texts joined into one
 // document each gives the same scores. It costs
 // time linear in len(parts) times q's terms, plus the postings of q's
 // terms in partitions holding removed documents. p must be valid
 // (Params.Validate).
-func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (map[*Index[R]]float64, error) {
+func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (Groups[R], error) {
 	if err := p.Validate(); err != nil {
-		return nil, err
+		return Groups[R]{}, err
 	}
-	uniq := distinct(parts)
+	uniq, pos := distinct(parts)
 	if len(q.terms) == 0 || len(uniq) == 0 {
-		return map[*Index[R]]float64{}, nil
+		return Groups[R]{}, nil
 	}
-	return groupScores(q, uniq, lookUp(q, uniq), p), nil
+	s := getScratch()
+	defer s.put()
+	return groupScores(q, uniq, pos, lookUp(q, uniq, pos, s), p, s), nil
 }
 
-// groupScores is GroupScores over distinct parts whose postings of q's
-// terms lookUp found (lists); q has terms and p is valid.
-func groupScores[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params) map[*Index[R]]float64 {
+// Groups are the scores of partitions as one document each
+// (GroupScores), by partition.
+type Groups[R comparable] struct {
+	parts  []*Index[R]
+	pos    map[*Index[R]]int32 // each partition's place in parts; nil for one
+	scores []float64           // by place in parts
+}
+
+// Of returns the score of partition x: 0 for a partition not scored.
+func (g Groups[R]) Of(x *Index[R]) float64 {
+	if g.pos == nil {
+		if len(g.parts) == 1 && g.parts[0] == x {
+			return g.scores[0]
+		}
+		return 0
+	}
+	if k, ok := g.pos[x]; ok {
+		return g.scores[k]
+	}
+	return 0
+}
+
+// All yields the partitions scored above 0 and their scores.
+func (g Groups[R]) All() iter.Seq2[*Index[R], float64] {
+	return func(yield func(*Index[R], float64) bool) {
+		for k, s := range g.scores {
+			if s > 0 && !yield(g.parts[k], s) {
+				return
+			}
+		}
+	}
+}
+
+// groupScores is GroupScores over distinct parts, at pos (see distinct),
+// whose postings of q's terms lookUp found (lists), with s's memory; q
+// has terms and p is valid.
+func groupScores[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, lists []*postings, p Params, s *scratch) Groups[R] {
 	nt := len(q.terms)
-	scores := make(map[*Index[R]]float64, len(parts))
-	tfs := make([]int, len(parts)*nt) // by partition, then term
+	g := Groups[R]{parts: parts, pos: pos, scores: make([]float64, len(parts))}
+	s.tfs = grow(s.tfs, len(parts)*nt)
+	tfs := s.tfs // by partition, then term
 	st := Stats{DF: make([]int, nt)}
 	for k, x := range parts {
 		if x.Len() == 0 {
@@ -47,29 +86,28 @@ func groupScores[R comparable](q *Query, parts []*Index[R], lists []*postings, p
 	}
 	sc := NewScorer(st, p)
 	for k, x := range parts {
-		if x.Len() == 0 {
-			continue
-		}
-		if s := sc.Score(x.length, tfs[k*nt:(k+1)*nt]); s > 0 {
-			scores[x] = s
+		if x.Len() > 0 {
+			g.scores[k] = sc.Score(x.length, tfs[k*nt:(k+1)*nt])
 		}
 	}
-	return scores
+	return g
 }
 
 // SearchGroups is Search and GroupScores of the same partitions in one
 // call, as the drivers' text searches make them: the hits, and each
-// partition's score as one document, by partition.
+// partition's score as one document.
 //
 // Each term is looked up once in each partition, for both.
-func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], map[*Index[R]]float64, error) {
+func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], Groups[R], error) {
 	if err := p.Validate(); err != nil {
-		return nil, nil, err
+		return nil, Groups[R]{}, err
 	}
-	parts = distinct(parts)
+	parts, pos := distinct(parts)
 	if len(q.terms) == 0 || len(parts) == 0 {
-		return top.Hits(), map[*Index[R]]float64{}, nil
+		return top.Hits(), Groups[R]{}, nil
 	}
-	lists := lookUp(q, parts)
-	return search(q, parts, lists, p, top, keep), groupScores(q, parts, lists, p), nil
+	s := getScratch()
+	defer s.put()
+	lists := lookUp(q, parts, pos, s)
+	return search(q, parts, lists, p, top, keep, s), groupScores(q, parts, pos, lists, p, s), nil
 }

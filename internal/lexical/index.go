@@ -27,6 +27,7 @@ type Index[R comparable] struct {
 	docs int     // live documents
 	refs []R     // by document id; the zero R once removed
 	lens []int32 // length by document id; -1 once removed
+	tags []uint8 // tag by document id (AddTagged)
 	// corpus holds the postings; at is where in each term's partitions
 	// (termList.parts) x's postings of the term are.
 	corpus *Corpus[R]
@@ -102,8 +103,13 @@ func (x *Index[R]) setID(ref R, id int32) {
 
 // Add indexes text under ref, and reports whether it did: a reference
 // already indexed keeps its text, and Add returns false. Its cost is
-// linear in len(text).
-func (x *Index[R]) Add(ref R, text string) bool {
+// linear in len(text). The document's tag is 0.
+func (x *Index[R]) Add(ref R, text string) bool { return x.AddTagged(ref, text, 0) }
+
+// AddTagged is Add giving the document a tag, below 64, for searches to
+// admit by (Query.Tags) without asking keep: a caller that tags each
+// record with its kind filters kinds without reading its records.
+func (x *Index[R]) AddTagged(ref R, text string, tag uint8) bool {
 	if _, ok := x.docID(ref); ok {
 		return false
 	}
@@ -117,6 +123,7 @@ func (x *Index[R]) Add(ref R, text string) bool {
 	x.setID(ref, id)
 	x.docs++
 	x.lens = append(x.lens, int32(n))
+	x.tags = append(x.tags, tag&63)
 	x.length += n
 	for t, c := range x.counts {
 		x.postingsOf(t).add(id, int32(c))
@@ -151,7 +158,7 @@ func (x *Index[R]) Remove(ref R) bool {
 // compact drops the postings of removed documents and renumbers the live
 // ones, keeping their order.
 func (x *Index[R]) compact() {
-	newID, refs, lens := x.live()
+	newID, refs, lens, tags := x.live()
 	for tm, j := range x.at {
 		p := &tm.parts[j].postings
 		kept := p.list[:0]
@@ -172,16 +179,17 @@ func (x *Index[R]) compact() {
 	for id, ref := range refs {
 		x.setID(ref, int32(id))
 	}
-	x.refs, x.lens, x.dead = refs, lens, 0
+	x.refs, x.lens, x.tags, x.dead = refs, lens, tags, 0
 }
 
 // live numbers the live documents anew, keeping their order: it returns
 // each document's new id by old id (-1 once removed), and the live
-// documents' references and lengths by new id.
-func (x *Index[R]) live() (newID []int32, refs []R, lens []int32) {
+// documents' references, lengths and tags by new id.
+func (x *Index[R]) live() (newID []int32, refs []R, lens []int32, tags []uint8) {
 	newID = make([]int32, len(x.refs))
 	refs = make([]R, 0, x.docs)
 	lens = make([]int32, 0, x.docs)
+	tags = make([]uint8, 0, x.docs)
 	for id, l := range x.lens {
 		if l < 0 {
 			newID[id] = -1
@@ -190,8 +198,19 @@ func (x *Index[R]) live() (newID []int32, refs []R, lens []int32) {
 		newID[id] = int32(len(refs))
 		refs = append(refs, x.refs[id])
 		lens = append(lens, l)
+		tags = append(tags, x.tags[id])
 	}
-	return newID, refs, lens
+	return newID, refs, lens, tags
+}
+
+// SetTags sets the tag (AddTagged) of every indexed document to tag(ref),
+// below 64: for an index decoded without them (Encode keeps no tags).
+func (x *Index[R]) SetTags(tag func(R) uint8) {
+	for id, ref := range x.refs {
+		if x.lens[id] >= 0 {
+			x.tags[id] = tag(ref) & 63
+		}
+	}
 }
 
 // Has reports whether ref is indexed.

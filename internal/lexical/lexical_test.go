@@ -204,7 +204,16 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 			delete(live[pi], ref)
 		} else {
 			text := randomText(rng, rng.IntN(20))
-			if !x.Add(step, text) || x.Add(step, "ignored: an indexed reference keeps its text") {
+			// Every other document is tagged with its reference's
+			// rest by 5; the others, 0, and a search of tags 0
+			// admits them all.
+			var added bool
+			if step%2 == 1 {
+				added = x.AddTagged(step, text, uint8(step%5))
+			} else {
+				added = x.Add(step, text)
+			}
+			if !added || x.Add(step, "ignored: an indexed reference keeps its text") {
 				t.Fatalf("step %d: Add not once", step)
 			}
 			live[pi][step] = text
@@ -232,7 +241,10 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		q := NewQuery(query)
 		k := 1 + rng.IntN(8)
 		p := params[rng.IntN(len(params))]
+		q.Tags = uint64(rng.IntN(32)) // of 0 to 4; 0 admits every tag
+		// Only odd documents pass keep, and those whose tag q admits.
 		odd := func(r int) bool { return r%2 == 1 }
+		admitted := func(r int) bool { return odd(r) && (q.Tags == 0 || q.Tags&(1<<(r%5)) != 0) }
 		top := NewTopK(k, byID)
 		if step%2 == 0 {
 			top = NewTopKByScore(k, newerID)
@@ -241,7 +253,7 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := Rank(query, docs, p, k, byID, odd)
+		want, err := Rank(query, docs, p, k, byID, admitted)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +276,7 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		sc := NewScorer(st, p)
 		scan := NewTopK(k, byID)
 		for _, d := range docs {
-			if s := sc.Score(q.Count(d.Text, tf), tf); s > 0 && odd(d.Ref) {
+			if s := sc.Score(q.Count(d.Text, tf), tf); s > 0 && admitted(d.Ref) {
 				if h := (Hit[int]{d.Ref, s}); scan.Wants(h) {
 					scan.Insert(h)
 				}
@@ -352,11 +364,11 @@ func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, 
 		t.Fatal(err)
 	}
 	for i, x := range parts {
-		if got[x] != want[i] {
-			t.Fatalf("step %d, query %q: GroupScores of partition %d %v, Rank over the joined texts %v", step, query, i, got[x], want[i])
+		if got.Of(x) != want[i] {
+			t.Fatalf("step %d, query %q: GroupScores of partition %d %v, Rank over the joined texts %v", step, query, i, got.Of(x), want[i])
 		}
 	}
-	for x := range got {
+	for x := range got.All() {
 		if x == nil || !slices.Contains(searched, x) {
 			t.Fatalf("step %d: GroupScores scored a partition not searched", step)
 		}

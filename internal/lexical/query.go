@@ -6,6 +6,11 @@ package lexical
 type Query struct {
 	terms []string
 	pos   map[string]int // term -> index, for long queries
+	// Tags, unless 0, admits as candidates only the documents whose tag
+	// (Index.AddTagged) has its bit set, bit 1<<tag: the others are
+	// never offered, and keep is not asked about them, but they count in
+	// the statistics, as the documents keep refuses do.
+	Tags uint64
 }
 
 // queryMapAt is how many terms a Query needs before it finds a term's

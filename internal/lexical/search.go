@@ -37,24 +37,28 @@ func Search[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], k
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	parts = distinct(parts)
+	parts, pos := distinct(parts)
 	if len(q.terms) == 0 || len(parts) == 0 {
 		return top.Hits(), nil
 	}
-	return search(q, parts, lookUp(q, parts), p, top, keep), nil
+	s := getScratch()
+	defer s.put()
+	return search(q, parts, lookUp(q, parts, pos, s), p, top, keep, s), nil
 }
 
 // lookUp returns the postings of q's terms in each of parts, distinct
-// partitions: those of term i in parts[k] at k*len(q.terms)+i, nil where
-// it has none. A search looks each up once, and its passes share them.
+// partitions at pos (see distinct): those of term i in parts[k] at
+// k*len(q.terms)+i, nil where it has none, in s's memory. A search looks
+// each up once, and its passes share them.
 //
 // Over partitions of one corpus, each term is looked up once in the
 // corpus, and its partitions are read off its list, when the list is not
 // much longer than parts; else, and over partitions of several corpora,
 // the term is looked up in each partition.
-func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
+func lookUp[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, s *scratch) []*postings {
 	nt := len(q.terms)
-	lists := make([]*postings, len(parts)*nt)
+	s.lists = grow(s.lists, len(parts)*nt)
+	lists := s.lists
 	c := parts[0].corpus
 	for _, x := range parts[1:] {
 		if x.corpus != c {
@@ -62,7 +66,7 @@ func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
 			break
 		}
 	}
-	if c == nil {
+	if c == nil || len(parts) == 1 {
 		for k, x := range parts {
 			for i, t := range q.terms {
 				lists[k*nt+i] = x.find(t)
@@ -70,7 +74,6 @@ func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
 		}
 		return lists
 	}
-	var pos map[*Index[R]]int32 // each partition's k, once a list is read
 	for i, t := range q.terms {
 		tm := c.terms[t]
 		if tm == nil {
@@ -81,12 +84,6 @@ func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
 				lists[k*nt+i] = x.in(tm)
 			}
 			continue
-		}
-		if pos == nil {
-			pos = make(map[*Index[R]]int32, len(parts))
-			for k, x := range parts {
-				pos[x] = int32(k)
-			}
 		}
 		for j := range tm.parts {
 			h := &tm.parts[j]
@@ -105,8 +102,8 @@ func lookUp[R comparable](q *Query, parts []*Index[R]) []*postings {
 const readList = 4
 
 // search is Search over distinct parts whose postings of q's terms lookUp
-// found (lists); q has terms and p is valid.
-func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, top *TopK[R], keep func(R) bool) []Hit[R] {
+// found (lists), with s's memory; q has terms and p is valid.
+func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, top *TopK[R], keep func(R) bool, s *scratch) []Hit[R] {
 	nt := len(q.terms)
 	st := Stats{DF: make([]int, nt)}
 	for k, x := range parts {
@@ -117,14 +114,13 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 		}
 	}
 	sc := NewScorer(st, p)
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+	sc.tabulate()
 	start(s, top)
 	if len(parts) > 1 {
 		s.touch(lists)
 	}
 	for k, x := range parts {
-		x.score(lists[k*nt:(k+1)*nt], sc, top, keep, s, k)
+		x.score(lists[k*nt:(k+1)*nt], sc, top, q.Tags, keep, s, k)
 	}
 	offer(s, parts, top)
 	return top.Hits()
@@ -134,9 +130,8 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 // s so that the reads are not optimised away: a prefetch. Over many
 // partitions, the lists are many short arrays in as many places, and
 // scoring them one after the other waits for each one's memory in turn;
-// reads that depend on nothing before them wait together.
-// BenchmarkSearch100kIn1000Top300 measured 15% less time with it (see
-// BENCHMARKS.md).
+// reads that depend on nothing before them wait together. See
+// BENCHMARKS.md for what it saves.
 func (s *scratch) touch(lists []*postings) {
 	var sum int32
 	for _, p := range lists {
@@ -144,7 +139,7 @@ func (s *scratch) touch(lists []*postings) {
 			sum += p.list[0].tf
 		}
 	}
-	s.touched = append(s.touched[:0], sum)
+	s.warm = sum
 }
 
 // Search is the Search of x alone.
@@ -152,26 +147,33 @@ func (x *Index[R]) Search(q *Query, p Params, top *TopK[R], keep func(R) bool) (
 	return Search(q, []*Index[R]{x}, p, top, keep)
 }
 
-// distinct returns parts without repeats, in order.
-func distinct[R comparable](parts []*Index[R]) []*Index[R] {
+// distinct returns parts without repeats or nils, in order, and each
+// one's place among them: nil when there is one.
+func distinct[R comparable](parts []*Index[R]) ([]*Index[R], map[*Index[R]]int32) {
 	if len(parts) == 1 && parts[0] != nil {
-		return parts
+		return parts, nil
 	}
-	seen := make(map[*Index[R]]bool, len(parts))
+	pos := make(map[*Index[R]]int32, len(parts))
 	out := make([]*Index[R], 0, len(parts))
 	for _, x := range parts {
-		if x != nil && !seen[x] {
-			seen[x] = true
+		if _, seen := pos[x]; x != nil && !seen {
+			pos[x] = int32(len(out))
 			out = append(out, x)
 		}
 	}
-	return out
+	if len(out) == 1 {
+		pos = nil
+	}
+	return out, pos
 }
 
-// scratch is the per-search memory of score: a score by document id, kept
+// scratch is the per-search memory: the postings lookUp found and the
+// term counts groupScores adds; for score, a score by document id, kept
 // zeroed between uses, and the ids holding one; and, for a top ordered by
 // score, the bar and the candidates that reached it.
 type scratch struct {
+	lists   []*postings
+	tfs     []int
 	scores  []float64
 	touched []int32
 	// bar, for a top ordered by score (TopK.tie set), is a min-heap of
@@ -186,6 +188,7 @@ type scratch struct {
 	bar   []float64
 	k     int
 	cands []candidate
+	warm  int32 // what touch read
 }
 
 // candidate is a document that reached the bar: partition part of a
@@ -197,6 +200,26 @@ type candidate struct {
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// getScratch returns a scratch from the pool.
+func getScratch() *scratch { return scratchPool.Get().(*scratch) }
+
+// put returns s to the pool, letting go of the postings it found.
+func (s *scratch) put() {
+	clear(s.lists)
+	scratchPool.Put(s)
+}
+
+// grow returns b resized to n zero elements, reusing its array if large
+// enough.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	b = b[:n]
+	clear(b)
+	return b
+}
 
 // start readies s for a search into top: with a bar when top is ordered
 // by score.
@@ -231,7 +254,7 @@ func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {
 // query's term order (lists: x's postings of each term), and offers its
 // documents to top: at once, or for a top ordered by score, once they
 // reached the bar, as candidates (see scratch).
-func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], keep func(R) bool, s *scratch, part int) {
+func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint64, keep func(R) bool, s *scratch, part int) {
 	if len(s.scores) < len(x.refs) {
 		s.scores = make([]float64, len(x.refs))
 	}
@@ -256,7 +279,7 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], keep func(
 		for _, id := range touched {
 			score := scores[id]
 			scores[id] = 0
-			if s.below(score) {
+			if s.below(score) || tags != 0 && tags&(1<<x.tags[id]) == 0 {
 				continue // without reading its reference, a cache miss
 			}
 			if keep == nil || keep(x.refs[id]) {
@@ -269,6 +292,9 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], keep func(
 	for _, id := range touched {
 		score := scores[id]
 		scores[id] = 0
+		if tags != 0 && tags&(1<<x.tags[id]) == 0 {
+			continue
+		}
 		h := Hit[R]{Ref: x.refs[id], Score: score}
 		if top.Wants(h) && (keep == nil || keep(h.Ref)) {
 			top.Insert(h)

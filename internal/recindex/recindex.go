@@ -21,6 +21,11 @@ type Index[E, W any] struct {
 	batch   map[idKey]int                 // scratch for Versions: the last index of each key in a batch
 	texts   bool                          // whether writers' text indexes are kept; see text.go
 	corpus  *lexical.Corpus[*Entry[E, W]] // the text indexes' terms, while texts are on
+	kinds   lexical.Tagger[memory.Kind]   // the text indexes' tags of kinds
+	// expiring counts the live entries that expire: while there are
+	// none, a text search that names no key or ids reads no entry of the
+	// candidates it ranks.
+	expiring int
 }
 
 // idKey is what ids are unique under: a tenant and an id.
@@ -88,6 +93,9 @@ func (x *Index[E, W]) Put(e *Entry[E, W], who memory.Identity) (replaced *Entry[
 	}
 	e.writer = w
 	x.ids.AddHashed(h, e)
+	if e.HasExpires {
+		x.expiring++
+	}
 	for _, p := range w.lists {
 		p.insert(e)
 	}
@@ -128,6 +136,9 @@ func (x *Index[E, W]) writerOf(id memory.Identity) *Writer[E, W] {
 func (x *Index[E, W]) Remove(e *Entry[E, W]) {
 	e.dead = true
 	x.ids.Remove(e)
+	if e.HasExpires {
+		x.expiring--
+	}
 	if x.texts {
 		unindexText(e)
 	}

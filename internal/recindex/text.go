@@ -40,7 +40,7 @@ func (x *Index[E, W]) indexText(e *Entry[E, W]) {
 	if w.text == nil {
 		w.text = x.corpus.NewIndex()
 	}
-	w.text.Add(e, e.Content)
+	w.text.AddTagged(e, e.Content, x.kinds.Of(e.Kind))
 }
 
 // unindexText takes e's content out of its writer's text index.
@@ -63,7 +63,7 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: groups[h.Ref.writer.text]}
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: groups.Of(h.Ref.writer.text)}
 	}
 	return out, err
 }
@@ -77,14 +77,14 @@ func (x *Index[E, W]) RankText(q driver.Query, text string, k int, now int64) ([
 	}
 	out := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		out[i] = driver.RefMatch{Ref: h.Ref.Ref(), Score: h.Score, WriterScore: groups[h.Ref.writer.text]}
+		out[i] = driver.RefMatch{Ref: h.Ref.Ref(), Score: h.Score, WriterScore: groups.Of(h.Ref.writer.text)}
 	}
 	return out, err
 }
 
 // rankText returns the hits of SearchText and the writers' scores
 // (lexical.SearchGroups), and whether there was a writer to search.
-func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (hits []lexical.Hit[*Entry[E, W]], groups map[*lexical.Index[*Entry[E, W]]]float64, searched bool, err error) {
+func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (hits []lexical.Hit[*Entry[E, W]], groups lexical.Groups[*Entry[E, W]], searched bool, err error) {
 	var parts []*lexical.Index[*Entry[E, W]]
 	for w := range x.Writers(q) {
 		if w.text != nil && w.text.Len() > 0 {
@@ -92,11 +92,23 @@ func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (h
 		}
 	}
 	if len(parts) == 0 {
-		return nil, nil, false, nil
+		return nil, groups, false, nil
 	}
-	rest := q
-	keep := func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
 	lq := lexical.NewQuery(text)
+	// Kinds are admitted by their tags, which read no entry; keep reads
+	// one only for what tags cannot tell.
+	kindsTold := true
+	if len(q.Kinds) > 0 {
+		lq.Tags, kindsTold = x.kinds.Query(q.Kinds)
+		if lq.Tags == 0 {
+			return nil, groups, true, nil // no entry of those kinds
+		}
+	}
+	var keep func(*Entry[E, W]) bool // nil: every candidate
+	if x.expiring > 0 || q.Key != "" || len(q.IDs) > 0 || !kindsTold {
+		rest := q
+		keep = func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
+	}
 	top := lexical.NewTopKByScore(k, func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 })
 	hits, groups, err = lexical.SearchGroups(&lq, parts, lexical.DefaultParams(), top, keep)
 	return hits, groups, true, err

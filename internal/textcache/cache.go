@@ -67,6 +67,10 @@ type Cache struct {
 	groups writers.Index[*group]
 	byKey  idmap.Map[*Row]
 	kinds  map[memory.Kind]memory.Kind // one copy of each kind's name
+	// kindTags tags each kind's records in the indexes
+	// (lexical.Index.AddTagged), so a search names kinds by tag and reads
+	// no record to refuse another kind.
+	kindTags lexical.Tagger[memory.Kind]
 	// speakers holds one copy of each speaker's name: a conversation has
 	// few, said thousands of times.
 	speakers map[string]string
@@ -116,7 +120,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 		}
 	}
 	row.g = g
-	g.x.Add(row, content)
+	g.x.AddTagged(row, content, c.kindTags.Of(row.Kind))
 	c.byKey.Add(row)
 	if row.Expires != 0 {
 		c.expiring++

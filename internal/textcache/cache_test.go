@@ -55,7 +55,13 @@ func TestSearchMatchesReference(t *testing.T) {
 			}
 			delete(ref, k)
 		default:
-			row := &Row{Fields: rowcodec.Fields{ID: id, Kind: []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)],
+			// Mostly facts and turns, and 70 other kinds, more than
+			// kinds have tags of their own (lexical.OtherTag).
+			kind := []memory.Kind{memory.KindFact, memory.KindTurn}[rnd.IntN(2)]
+			if rnd.IntN(4) == 0 {
+				kind = memory.Kind(fmt.Sprintf("kind-%d", rnd.IntN(70)))
+			}
+			row := &Row{Fields: rowcodec.Fields{ID: id, Kind: kind,
 				Key: fmt.Sprintf("k%d", rnd.IntN(3)), Created: int64(rnd.IntN(50)),
 				Speaker: []string{"", "Ann", "Bo"}[rnd.IntN(3)], Asks: rnd.IntN(4) == 0}}
 			if rnd.IntN(6) == 0 {
@@ -84,50 +90,85 @@ func TestSearchMatchesReference(t *testing.T) {
 		if c.expiring != expiring {
 			t.Fatalf("step %d: %d records counted as expiring, want %d", step, c.expiring, expiring)
 		}
-		if step%50 != 0 {
-			continue
+		if step%50 == 0 {
+			checkSearches(t, step, c, ref, writers, rnd)
 		}
-		for _, q := range []driver.Query{
-			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}},
-			{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: memory.Identity{Tenant: "a", User: "u0"}}, Kinds: []memory.Kind{memory.KindFact}},
-			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "b"}}, Key: "k1"},
-			{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, IDs: []string{"r001", "r002", "r100"}},
-		} {
-			text, k, now := randomText(rnd), 1+rnd.IntN(20), int64(rnd.IntN(100))
-			found, err := c.Search(q, text, k, now)
-			ids, scores := idsAndScores(found)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var docs []lexical.Doc[*Row]
-			for _, s := range ref {
-				if q.Filter.Matches(s.writer) {
-					docs = append(docs, lexical.Doc[*Row]{Ref: s.row, Text: s.content})
-				}
-			}
-			keep := func(r *Row) bool { return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) }
-			want, err := lexical.Rank(text, docs, lexical.DefaultParams(), k, lexical.ByScore(func(a, b *Row) bool {
-				if a.Created != b.Created {
-					return a.Created > b.Created
-				}
-				return a.ID > b.ID
-			}), keep)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(ids) != len(want) {
-				t.Fatalf("step %d, %q: %d hits %v, want %d", step, text, len(ids), ids, len(want))
-			}
-			for i, h := range want {
-				if ids[i] != h.Ref.ID || math.Abs(scores[i]-h.Score) > 1e-9 {
-					t.Fatalf("step %d, %q: hit %d is %s (%v), want %s (%v)", step, text, i, ids[i], scores[i], h.Ref.ID, h.Score)
-				}
-				if got, want := found[i].Ref, refOf(ref[Key{found[i].Ref.Identity.Tenant, h.Ref.ID}]); got != want {
-					t.Fatalf("step %d, %q: hit %d's Ref is %+v, want %+v", step, text, i, got, want)
-				}
-			}
-			checkWriterRefs(t, c, q, writers, ref, now)
+	}
+	// With no record expiring, and no key or ids named, a search reads
+	// no record to choose among kinds that have tags of their own.
+	for k, s := range ref {
+		if s.row.Expires != 0 {
+			c.Remove(k)
+			delete(ref, k)
 		}
+	}
+	if c.expiring != 0 {
+		t.Fatalf("%d records counted as expiring, want none", c.expiring)
+	}
+	for i := range 20 {
+		checkSearches(t, 3000+i, c, ref, writers, rnd)
+	}
+	if c.kindTags.Own() != lexical.OtherTag-1 {
+		t.Fatalf("%d kinds have tags of their own: the test means to use them all, and OtherTag", c.kindTags.Own())
+	}
+}
+
+// checkSearches checks searches of c, of several queries, against
+// lexical.Rank over the records ref holds, and c.WriterRefs.
+func checkSearches(t *testing.T, step int, c *Cache, ref map[Key]stored, writers []memory.Identity, rnd *rand.Rand) {
+	t.Helper()
+	// A kind of the records held that has no tag of its own, if any.
+	var other []memory.Kind
+	for _, s := range ref {
+		if c.kindTags.Of(s.row.Kind) == lexical.OtherTag {
+			other = append(other, s.row.Kind)
+			break
+		}
+	}
+	for _, q := range []driver.Query{
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}},
+		{Filter: memory.Filter{Match: memory.FieldTenant | memory.FieldUser, Identity: memory.Identity{Tenant: "a", User: "u0"}}, Kinds: []memory.Kind{memory.KindFact}},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "b"}}, Key: "k1"},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, IDs: []string{"r001", "r002", "r100"}},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, Kinds: []memory.Kind{memory.KindTurn, "kind-3"}},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, Kinds: []memory.Kind{"kind-66"}},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, Kinds: []memory.Kind{"kind-1", "absent"}},
+		{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}, Kinds: append(other, memory.KindFact)},
+	} {
+		text, k, now := randomText(rnd), 1+rnd.IntN(20), int64(rnd.IntN(100))
+		found, err := c.Search(q, text, k, now)
+		ids, scores := idsAndScores(found)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var docs []lexical.Doc[*Row]
+		for _, s := range ref {
+			if q.Filter.Matches(s.writer) {
+				docs = append(docs, lexical.Doc[*Row]{Ref: s.row, Text: s.content})
+			}
+		}
+		keep := func(r *Row) bool { return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key) }
+		want, err := lexical.Rank(text, docs, lexical.DefaultParams(), k, lexical.ByScore(func(a, b *Row) bool {
+			if a.Created != b.Created {
+				return a.Created > b.Created
+			}
+			return a.ID > b.ID
+		}), keep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != len(want) {
+			t.Fatalf("step %d, %q: %d hits %v, want %d", step, text, len(ids), ids, len(want))
+		}
+		for i, h := range want {
+			if ids[i] != h.Ref.ID || math.Abs(scores[i]-h.Score) > 1e-9 {
+				t.Fatalf("step %d, %q: hit %d is %s (%v), want %s (%v)", step, text, i, ids[i], scores[i], h.Ref.ID, h.Score)
+			}
+			if got, want := found[i].Ref, refOf(ref[Key{found[i].Ref.Identity.Tenant, h.Ref.ID}]); got != want {
+				t.Fatalf("step %d, %q: hit %d's Ref is %+v, want %+v", step, text, i, got, want)
+			}
+		}
+		checkWriterRefs(t, c, q, writers, ref, now)
 	}
 }
 

@@ -24,13 +24,22 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 		return nil, nil
 	}
 	params := lexical.DefaultParams()
+	lq := lexical.NewQuery(text)
+	// Kinds are admitted by their tags, which read no record; keep reads
+	// one only for what tags cannot tell.
+	kindsTold := true
+	if len(q.Kinds) > 0 {
+		lq.Tags, kindsTold = c.kindTags.Query(q.Kinds)
+		if lq.Tags == 0 {
+			return nil, nil // no record of those kinds
+		}
+	}
 	var keep func(*Row) bool // nil: every candidate
-	if c.expiring > 0 || q.NamesRest() {
+	if c.expiring > 0 || q.Key != "" || len(q.IDs) > 0 || !kindsTold {
 		keep = func(r *Row) bool {
 			return (r.Expires == 0 || now < r.Expires) && q.MatchesRest(r.ID, r.Kind, r.Key)
 		}
 	}
-	lq := lexical.NewQuery(text)
 	top := lexical.NewTopKByScore(k, func(a, b *Row) bool {
 		if a.Created != b.Created {
 			return a.Created > b.Created
@@ -43,7 +52,7 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 	}
 	found := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		found[i] = driver.RefMatch{Ref: h.Ref.ref(), Score: h.Score, WriterScore: groups[h.Ref.g.x]}
+		found[i] = driver.RefMatch{Ref: h.Ref.ref(), Score: h.Score, WriterScore: groups.Of(h.Ref.g.x)}
 	}
 	return found, nil
 }

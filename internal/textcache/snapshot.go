@@ -159,6 +159,10 @@ func decode(d varint.Reader) (*Cache, error) {
 	for _, k := range rd.d.Kinds {
 		c.kinds[k] = k
 	}
+	// The encoding keeps no tags: the rows' kinds give them again.
+	c.groups.All(func(_ memory.Identity, g *group) {
+		g.x.SetTags(func(r *Row) uint8 { return c.kindTags.Of(r.Kind) })
+	})
 	if c.byKey.Len() != total {
 		return nil, d.Fail("%d records, but %d counted", c.byKey.Len(), total)
 	}

@@ -45,15 +45,17 @@ func growthCases(n int) map[string]string {
 }
 
 // TestGrowth proves the worst case is O(n log n) by growth, not by a
-// clock limit: counting 4× the input may take at most 5× the time
-// (n log n gives 4.4× from 1 MiB to 4 MiB; a quadratic merge 16×), 8×
-// under the race detector. Each
+// clock limit: counting 4× the input may take at most 6.5× the time
+// (n log n gives 4.4× from 1 MiB to 4 MiB, and the larger input's
+// leaving the CPU caches adds to it: up to 5.1× measured on a calm CI
+// host; n^1.5 gives 8×, a quadratic merge 16×), 8× under the race
+// detector. Each
 // time is the least of several runs, in CPU time of the counting thread.
 func TestGrowth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing test; -short skips it")
 	}
-	small, runs, limit := 1<<20, 3, 5.0
+	small, runs, limit := 1<<20, 3, 6.5
 	if raceEnabled {
 		// The race detector shadows every byte touched, so the larger
 		// input's working set leaves the CPU caches that hold the smaller

@@ -36,10 +36,21 @@ type fieldValue struct {
 	v string
 }
 
-// entry is one writer and its value.
+// entry is one writer and its value, and where it is in the writers of
+// each of its fields' values (holders.list).
 type entry[V any] struct {
-	id memory.Identity
+	id memory.Identity // its strings those of its holders
 	v  V
+	at [6]int32
+}
+
+// holders are the writers holding one field's value, in no particular
+// order, and the value, one copy for all of them: a filter compares a
+// writer's fields with strings that are one, which needs no read of
+// their bytes.
+type holders[V any] struct {
+	value string
+	list  []*entry[V]
 }
 
 // Index holds a value of type V for each of a set of writer identities.
@@ -48,7 +59,7 @@ type entry[V any] struct {
 type Index[V any] struct {
 	all map[memory.Identity]*entry[V]
 	// byField finds the writers holding each identity field's value.
-	byField map[fieldValue]map[*entry[V]]struct{}
+	byField map[fieldValue]*holders[V]
 }
 
 // Len returns how many writers x holds.
@@ -71,19 +82,21 @@ func (x *Index[V]) Put(w memory.Identity, v V) {
 	}
 	if x.all == nil {
 		x.all = map[memory.Identity]*entry[V]{}
-		x.byField = map[fieldValue]map[*entry[V]]struct{}{}
+		x.byField = map[fieldValue]*holders[V]{}
 	}
 	e := &entry[V]{id: w, v: v}
-	x.all[w] = e
 	for i, s := range Fields(&e.id) {
 		k := fieldValue{i, *s}
-		set := x.byField[k]
-		if set == nil {
-			set = map[*entry[V]]struct{}{}
-			x.byField[k] = set
+		h := x.byField[k]
+		if h == nil {
+			h = &holders[V]{value: *s}
+			x.byField[k] = h
 		}
-		set[e] = struct{}{}
+		*s = h.value
+		e.at[i] = int32(len(h.list))
+		h.list = append(h.list, e)
 	}
+	x.all[e.id] = e
 }
 
 // Delete removes writer w and its value, if x holds it.
@@ -95,11 +108,18 @@ func (x *Index[V]) Delete(w memory.Identity) {
 	delete(x.all, w)
 	for i, s := range Fields(&e.id) {
 		k := fieldValue{i, *s}
-		if set := x.byField[k]; set != nil {
-			delete(set, e)
-			if len(set) == 0 {
-				delete(x.byField, k)
-			}
+		h := x.byField[k]
+		last := len(h.list) - 1
+		moved := h.list[last]
+		h.list[e.at[i]] = moved
+		moved.at[i] = e.at[i]
+		h.list[last] = nil
+		h.list = h.list[:last]
+		switch {
+		case last == 0:
+			delete(x.byField, k)
+		case cap(h.list) >= 64 && last < cap(h.list)/4:
+			h.list = append([]*entry[V](nil), h.list...) // release the longer array
 		}
 	}
 }
@@ -117,27 +137,30 @@ func (x *Index[V]) All(fn func(memory.Identity, V)) {
 // chooses among its per-field posting lists the same way; those hold
 // records, these writers.)
 func (x *Index[V]) Matching(f memory.Filter, fn func(V)) {
-	var fewest map[*entry[V]]struct{}
-	narrowed := false
+	var fewest *holders[V]
 	for i, s := range Fields(&f.Identity) {
 		if !f.Match.Has(memory.Field(1) << i) {
 			continue
 		}
-		set := x.byField[fieldValue{i, *s}]
-		if len(set) == 0 {
+		h := x.byField[fieldValue{i, *s}]
+		if h == nil {
 			return
 		}
-		if !narrowed || len(set) < len(fewest) {
-			fewest, narrowed = set, true
+		if fewest == nil || len(h.list) < len(fewest.list) {
+			fewest = h
 		}
+		// The filter's strings become the writers' own, so that
+		// comparing them needs no read of their bytes.
+		*s = h.value
 	}
+	narrowed := fewest != nil
 	if !narrowed {
 		for _, e := range x.all {
 			fn(e.v)
 		}
 		return
 	}
-	for e := range fewest {
+	for _, e := range fewest.list {
 		if f.Matches(e.id) {
 			fn(e.v)
 		}

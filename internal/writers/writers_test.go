@@ -27,11 +27,16 @@ func check(t *testing.T, what string, x *Index[int], want map[memory.Identity]in
 		t.Fatalf("%s: %d writers, want %d", what, x.Len(), len(want))
 	}
 	entries := 0
-	for _, set := range x.byField {
-		if len(set) == 0 {
-			t.Fatalf("%s: an empty set of writers is kept", what)
+	for k, h := range x.byField {
+		if len(h.list) == 0 || h.value != k.v {
+			t.Fatalf("%s: the holders of %q are %d, of value %q", what, k.v, len(h.list), h.value)
 		}
-		entries += len(set)
+		for j, e := range h.list {
+			if e.at[k.i] != int32(j) || *Fields(&e.id)[k.i] != k.v {
+				t.Fatalf("%s: writer %+v is at %d of the holders of %q, and says %d", what, e.id, j, k.v, e.at[k.i])
+			}
+		}
+		entries += len(h.list)
 	}
 	if entries != 6*len(want) {
 		t.Fatalf("%s: byField holds %d entries for %d writers, want 6 each", what, entries, len(want))
@@ -42,7 +47,7 @@ func check(t *testing.T, what string, x *Index[int], want map[memory.Identity]in
 		}
 		e := x.all[w]
 		for i, s := range Fields(&w) {
-			if _, ok := x.byField[fieldValue{i, *s}][e]; !ok {
+			if h := x.byField[fieldValue{i, *s}]; h == nil || int(e.at[i]) >= len(h.list) || h.list[e.at[i]] != e {
 				t.Fatalf("%s: writer %+v is not found by field %d", what, w, i)
 			}
 		}
