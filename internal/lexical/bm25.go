@@ -108,10 +108,13 @@ type Scorer struct {
 	k1    float64
 	b     float64
 	avgdl float64
-	// norms holds norm(dl) for the shorter documents, once tabulate
-	// made it: a search weighs tens of thousands of postings, most of
-	// short documents, and a division less each is worth 256 of them.
+	// norms holds norm(dl) for the shorter documents, and ones the
+	// weight of each term in them held once (at i<<8 | dl), once
+	// tabulate made them: a search weighs tens of thousands of postings,
+	// most of short documents holding the term once, and a division less
+	// each is worth a few thousand.
 	norms []float64
+	ones  []float64
 }
 
 // NewScorer returns the Scorer of s under p, which must be valid
@@ -131,6 +134,9 @@ func NewScorer(s Stats, p Params) *Scorer {
 // it tf times. The explicit conversions round every product, so no
 // platform fuses operations differently in different callers.
 func (sc *Scorer) weight(i, tf, dl int) float64 {
+	if tf == 1 && dl < tabulated && sc.ones != nil {
+		return sc.ones[i<<8|dl]
+	}
 	f := float64(tf)
 	var norm float64
 	if dl < len(sc.norms) {
@@ -147,13 +153,24 @@ func (sc *Scorer) norm(dl int) float64 {
 	return float64(sc.k1 * float64(1-sc.b+float64(sc.b*float64(float64(dl)/sc.avgdl))))
 }
 
-// tabulate makes sc.norms: norm of every length below 256, computed as
-// norm computes it, so weights are the same bits either way.
+// tabulated is how many lengths tabulate computes norms and weights for.
+const tabulated = 256
+
+// tabulate makes sc.norms and sc.ones for lengths below tabulated,
+// computed as weight computes them, so weights are the same bits either
+// way.
 func (sc *Scorer) tabulate() {
-	sc.norms = make([]float64, 256)
+	sc.norms = make([]float64, tabulated)
 	for dl := range sc.norms {
 		sc.norms[dl] = sc.norm(dl)
 	}
+	ones := make([]float64, len(sc.idf)*tabulated)
+	for i := range sc.idf {
+		for dl := range tabulated {
+			ones[i<<8|dl] = sc.weight(i, 1, dl) // sc.ones not set yet
+		}
+	}
+	sc.ones = ones
 }
 
 // Score returns the score of a document of length dl terms holding the

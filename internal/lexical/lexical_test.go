@@ -166,6 +166,11 @@ func TestSearchMatchesRank(t *testing.T) {
 	for name, corpusOf := range layouts {
 		t.Run(name, func(t *testing.T) { testSearchMatchesRank(t, corpusOf) })
 	}
+	// Every search weighs its postings by the tables of Scorer.tabulate,
+	// as large ones do.
+	defer func(at int) { tabulateAt = at }(tabulateAt)
+	tabulateAt = 0
+	t.Run("tabulated", func(t *testing.T) { testSearchMatchesRank(t, layouts["one corpus"]) })
 }
 
 func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {

@@ -114,10 +114,9 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 		}
 	}
 	sc := NewScorer(st, p)
-	sc.tabulate()
 	start(s, top)
-	if len(parts) > 1 {
-		s.touch(lists)
+	if n := s.touch(lists); n >= tabulateAt {
+		sc.tabulate()
 	}
 	for k, x := range parts {
 		x.score(lists[k*nt:(k+1)*nt], sc, top, q.Tags, keep, s, k)
@@ -132,15 +131,24 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 // scoring them one after the other waits for each one's memory in turn;
 // reads that depend on nothing before them wait together. See
 // BENCHMARKS.md for what it saves.
-func (s *scratch) touch(lists []*postings) {
+// It returns how many postings the lists hold.
+func (s *scratch) touch(lists []*postings) int {
 	var sum int32
+	n := 0
 	for _, p := range lists {
 		if p != nil && len(p.list) > 0 {
 			sum += p.list[0].tf
+			n += len(p.list)
 		}
 	}
 	s.warm = sum
+	return n
 }
+
+// tabulateAt is the fewest postings a search tabulates its weights for
+// (Scorer.tabulate): a few thousand divisions, worth it past that. Tests
+// lower it.
+var tabulateAt = 4096
 
 // Search is the Search of x alone.
 func (x *Index[R]) Search(q *Query, p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], error) {
