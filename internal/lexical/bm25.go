@@ -109,7 +109,7 @@ type Scorer struct {
 	b     float64
 	avgdl float64
 	// norms holds norm(dl) for the shorter documents, and ones the
-	// weight of each term in them held once (at i<<8 | dl), once
+	// weight of each term in them held once (at i*tabulated + dl), once
 	// tabulate made them: a search weighs tens of thousands of postings,
 	// most of short documents holding the term once, and a division less
 	// each is worth a few thousand.
@@ -134,9 +134,6 @@ func NewScorer(s Stats, p Params) *Scorer {
 // it tf times. The explicit conversions round every product, so no
 // platform fuses operations differently in different callers.
 func (sc *Scorer) weight(i, tf, dl int) float64 {
-	if tf == 1 && dl < tabulated && sc.ones != nil {
-		return sc.ones[i<<8|dl]
-	}
 	f := float64(tf)
 	var norm float64
 	if dl < len(sc.norms) {
@@ -156,6 +153,15 @@ func (sc *Scorer) norm(dl int) float64 {
 // tabulated is how many lengths tabulate computes norms and weights for.
 const tabulated = 256
 
+// onesOf returns the weights of term i in documents holding it once, by
+// length below tabulated; nil unless tabulated.
+func (sc *Scorer) onesOf(i int) []float64 {
+	if sc.ones == nil {
+		return nil
+	}
+	return sc.ones[i*tabulated : (i+1)*tabulated]
+}
+
 // tabulate makes sc.norms and sc.ones for lengths below tabulated,
 // computed as weight computes them, so weights are the same bits either
 // way.
@@ -167,7 +173,7 @@ func (sc *Scorer) tabulate() {
 	ones := make([]float64, len(sc.idf)*tabulated)
 	for i := range sc.idf {
 		for dl := range tabulated {
-			ones[i<<8|dl] = sc.weight(i, 1, dl) // sc.ones not set yet
+			ones[i*tabulated+dl] = sc.weight(i, 1, dl)
 		}
 	}
 	sc.ones = ones

@@ -67,6 +67,9 @@ func (x *Index[R]) postingsOf(t string) *postings {
 		tm = &termList[R]{text: strings.Clone(t)}
 		c.terms[tm.text] = tm
 	}
+	if n := len(tm.parts); n > 0 && tm.parts[n-1].x == x {
+		return &tm.parts[n-1].postings // x was the last to take t: a partition alone in its corpus, or one filling
+	}
 	j, ok := x.at[tm]
 	if !ok {
 		j = int32(len(tm.parts))
@@ -87,6 +90,9 @@ func (x *Index[R]) find(t string) *postings {
 
 // in returns x's postings of tm, nil when it holds none.
 func (x *Index[R]) in(tm *termList[R]) *postings {
+	if n := len(tm.parts); n > 0 && tm.parts[n-1].x == x {
+		return &tm.parts[n-1].postings
+	}
 	if j, ok := x.at[tm]; ok {
 		return &tm.parts[j].postings
 	}

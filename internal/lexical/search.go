@@ -271,6 +271,7 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint6
 		if p == nil {
 			continue
 		}
+		ones := sc.onesOf(i)
 		for _, e := range p.list {
 			dl := x.lens[e.id]
 			if dl < 0 {
@@ -279,7 +280,11 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint6
 			if scores[e.id] == 0 {
 				touched = append(touched, e.id)
 			}
-			scores[e.id] += sc.weight(i, int(e.tf), int(dl))
+			if e.tf == 1 && int(dl) < len(ones) {
+				scores[e.id] += ones[dl]
+			} else {
+				scores[e.id] += sc.weight(i, int(e.tf), int(dl))
+			}
 		}
 	}
 	s.touched = touched
