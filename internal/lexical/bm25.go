@@ -108,13 +108,10 @@ type Scorer struct {
 	k1    float64
 	b     float64
 	avgdl float64
-	// norms holds norm(dl) for the shorter documents, and ones the
-	// weight of each term in them held once (at i*tabulated + dl), once
-	// tabulate made them: a search weighs tens of thousands of postings,
-	// most of short documents holding the term once, and a division less
-	// each is worth a few thousand.
+	// norms holds norm(dl) for the shorter documents, once tabulate
+	// made it: a search weighs tens of thousands of postings, most of
+	// short documents, and a division less each is worth 256 of them.
 	norms []float64
-	ones  []float64
 }
 
 // NewScorer returns the Scorer of s under p, which must be valid
@@ -150,33 +147,16 @@ func (sc *Scorer) norm(dl int) float64 {
 	return float64(sc.k1 * float64(1-sc.b+float64(sc.b*float64(float64(dl)/sc.avgdl))))
 }
 
-// tabulated is how many lengths tabulate computes norms and weights for.
+// tabulated is how many lengths tabulate computes norms for.
 const tabulated = 256
 
-// onesOf returns the weights of term i in documents holding it once, by
-// length below tabulated; nil unless tabulated.
-func (sc *Scorer) onesOf(i int) []float64 {
-	if sc.ones == nil {
-		return nil
-	}
-	return sc.ones[i*tabulated : (i+1)*tabulated]
-}
-
-// tabulate makes sc.norms and sc.ones for lengths below tabulated,
-// computed as weight computes them, so weights are the same bits either
-// way.
+// tabulate makes sc.norms: norm of every length below tabulated, computed
+// as norm computes it, so weights are the same bits either way.
 func (sc *Scorer) tabulate() {
 	sc.norms = make([]float64, tabulated)
 	for dl := range sc.norms {
 		sc.norms[dl] = sc.norm(dl)
 	}
-	ones := make([]float64, len(sc.idf)*tabulated)
-	for i := range sc.idf {
-		for dl := range tabulated {
-			ones[i*tabulated+dl] = sc.weight(i, 1, dl)
-		}
-	}
-	sc.ones = ones
 }
 
 // Score returns the score of a document of length dl terms holding the

@@ -166,8 +166,8 @@ func TestSearchMatchesRank(t *testing.T) {
 	for name, corpusOf := range layouts {
 		t.Run(name, func(t *testing.T) { testSearchMatchesRank(t, corpusOf) })
 	}
-	// Every search weighs its postings by the tables of Scorer.tabulate,
-	// as large ones do.
+	// Every search weighs its postings with the length norms of
+	// Scorer.tabulate, as large ones do.
 	defer func(at int) { tabulateAt = at }(tabulateAt)
 	tabulateAt = 0
 	t.Run("tabulated", func(t *testing.T) { testSearchMatchesRank(t, layouts["one corpus"]) })

@@ -145,10 +145,10 @@ func (s *scratch) touch(lists []*postings) int {
 	return n
 }
 
-// tabulateAt is the fewest postings a search tabulates its weights for
-// (Scorer.tabulate): a few thousand divisions, worth it past that. Tests
-// lower it.
-var tabulateAt = 4096
+// tabulateAt is the fewest postings a search tabulates its length norms
+// for (Scorer.tabulate): 256 divisions, worth it past that. Tests lower
+// it.
+var tabulateAt = 1024
 
 // Search is the Search of x alone.
 func (x *Index[R]) Search(q *Query, p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], error) {
@@ -271,7 +271,6 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint6
 		if p == nil {
 			continue
 		}
-		ones := sc.onesOf(i)
 		for _, e := range p.list {
 			dl := x.lens[e.id]
 			if dl < 0 {
@@ -280,11 +279,7 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint6
 			if scores[e.id] == 0 {
 				touched = append(touched, e.id)
 			}
-			if e.tf == 1 && int(dl) < len(ones) {
-				scores[e.id] += ones[dl]
-			} else {
-				scores[e.id] += sc.weight(i, int(e.tf), int(dl))
-			}
+			scores[e.id] += sc.weight(i, int(e.tf), int(dl))
 		}
 	}
 	s.touched = touched
