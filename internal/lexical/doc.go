@@ -19,7 +19,11 @@
 // the statistics of exactly those partitions added up, so a caller that
 // keeps one partition per writer and searches only the ones a reader may
 // see gets scores no text outside the reader's scope can influence; a
-// keep filter then removes candidates before the best k are chosen.
+// keep filter then removes candidates before the best k are chosen, and
+// tags the caller gave documents (Index.AddTagged, Query.Tags, Tagger)
+// remove them without reading the caller's records. The partitions of one
+// caller share a Corpus, their term dictionary, so a search over a
+// thousand of them (a user's sessions) looks each term up once.
 // GroupScores scores each partition's text as one document, among the
 // partitions searched (a writer's, a session's, score as a whole).
 // Query.Count with Stats and a Scorer scores texts without an index, and

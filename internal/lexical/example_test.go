@@ -84,3 +84,29 @@ func ExampleRank() {
 	// x 1.380
 	// y 0.624
 }
+
+// Partitions of one corpus, one per writer, their records tagged with
+// their kinds: a search of one kind across writers reads no record to
+// refuse the others.
+func ExampleCorpus() {
+	var kinds lexical.Tagger[string]
+	c := lexical.NewCorpus[string]()
+	ann, bo := c.NewIndex(), c.NewIndex()
+	ann.AddTagged("ann-1", "Ann moved to Porto in May", kinds.Of("fact"))
+	ann.AddTagged("ann-2", "where did you move to?", kinds.Of("turn"))
+	bo.AddTagged("bo-1", "Bo moved his office to Lisbon", kinds.Of("fact"))
+	q := lexical.NewQuery("moved to")
+	q.Tags, _ = kinds.Query([]string{"fact"})
+	hits, err := lexical.Search(&q, []*lexical.Index[string]{ann, bo}, lexical.DefaultParams(), lexical.NewTopK(5, byName), nil)
+	if err != nil {
+		panic(err)
+	}
+	for _, h := range hits {
+		fmt.Println(h.Ref)
+	}
+	fmt.Println(c.Terms(), "terms")
+	// Output:
+	// ann-1
+	// bo-1
+	// 7 terms
+}
