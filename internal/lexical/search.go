@@ -98,7 +98,8 @@ func lookUp[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, 
 // readList is how many times more partitions than a search's a term's
 // list may hold and still be read whole: reading an entry off the list
 // and finding it in a small map costs a fraction of a lookup in a
-// partition's own map, which misses the cache. See BENCHMARKS.md.
+// partition's own map, which misses the cache. 4 is a judgement, not a
+// measurement: the benchmarks search all of a corpus's partitions or one.
 const readList = 4
 
 // search is Search over distinct parts whose postings of q's terms lookUp
