@@ -130,9 +130,8 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 // s so that the reads are not optimised away: a prefetch. Over many
 // partitions, the lists are many short arrays in as many places, and
 // scoring them one after the other waits for each one's memory in turn;
-// reads that depend on nothing before them wait together. See
-// BENCHMARKS.md for what it saves.
-// It returns how many postings the lists hold.
+// reads that depend on nothing before them wait together (BENCHMARKS.md
+// says what it saves). It returns how many postings the lists hold.
 func (s *scratch) touch(lists []*postings) int {
 	var sum int32
 	n := 0

@@ -9,9 +9,10 @@ import (
 )
 
 // Text search: each writer's records' content is indexed in a
-// lexical.Index of its own, keyed by entry, all in one lexical.Corpus, so that a search reads only
-// the indexes of the writers its filter matches and its corpus statistics
-// are theirs alone (driver.TextSearcher). The indexes are built by
+// lexical.Index of its own, keyed by entry and tagged with its kind, all
+// in one lexical.Corpus, so that a search reads only the indexes of the
+// writers its filter matches and its corpus statistics are theirs alone
+// (driver.TextSearcher). The indexes are built by
 // StartTexts, from every stored entry, and kept by every Put and Remove
 // after it: a driver that is never searched by text pays nothing for them.
 
