@@ -67,15 +67,12 @@ func (x *Index[R]) postingsOf(t string) *postings {
 		tm = &termList[R]{text: strings.Clone(t)}
 		c.terms[tm.text] = tm
 	}
-	if n := len(tm.parts); n > 0 && tm.parts[n-1].x == x {
-		return &tm.parts[n-1].postings // x was the last to take t: a partition alone in its corpus, or one filling
+	if p := x.in(tm); p != nil {
+		return p
 	}
-	j, ok := x.at[tm]
-	if !ok {
-		j = int32(len(tm.parts))
-		tm.parts = append(tm.parts, held[R]{x: x})
-		x.at[tm] = j
-	}
+	j := int32(len(tm.parts))
+	tm.parts = append(tm.parts, held[R]{x: x})
+	x.at[tm] = j
 	return &tm.parts[j].postings
 }
 
@@ -88,7 +85,9 @@ func (x *Index[R]) find(t string) *postings {
 	return x.in(tm)
 }
 
-// in returns x's postings of tm, nil when it holds none.
+// in returns x's postings of tm, nil when it holds none. The term's last
+// partition is found without a lookup: the one partition of a corpus of
+// its own, or the one being filled.
 func (x *Index[R]) in(tm *termList[R]) *postings {
 	if n := len(tm.parts); n > 0 && tm.parts[n-1].x == x {
 		return &tm.parts[n-1].postings
