@@ -49,14 +49,14 @@ func (d *Driver) SearchText(ctx context.Context, q driver.Query, text string, k 
 		return q.Matches(r) && (r.Expires.IsZero() || r.Expires.UnixNano() > now)
 	}
 	top := lexical.NewTopKByScore(k, func(a, b textRef) bool { return driver.Newer(a.record(), b.record()) })
-	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
+	hits, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
 		r := h.Ref.record()
-		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: groups.Of(byWriter[r.Identity])}
+		out[i] = driver.Match{Record: detach(r), Score: h.Score, WriterScore: h.Group}
 	}
 	return out, nil
 }

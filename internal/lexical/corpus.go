@@ -17,6 +17,13 @@ import "strings"
 // once. The zero Corpus is not ready; NewCorpus is.
 type Corpus[R comparable] struct {
 	terms map[string]*termList[R]
+	// Each partition holding documents has a number, from 1 to last, for
+	// a search to mark its partitions by (scratch.mark) instead of
+	// hashing them; a partition emptied gives its number back (free),
+	// for the next to take, so numbers stay below the most partitions
+	// ever holding documents at once.
+	last int32
+	free []int32
 }
 
 // termList is one term of a corpus and the partitions holding it, in no
@@ -40,6 +47,17 @@ func NewCorpus[R comparable]() *Corpus[R] {
 
 // Terms returns how many distinct terms the corpus's partitions hold.
 func (c *Corpus[R]) Terms() int { return len(c.terms) }
+
+// number returns a number for a partition taking its first document.
+func (c *Corpus[R]) number() int32 {
+	if n := len(c.free); n > 0 {
+		num := c.free[n-1]
+		c.free = c.free[:n-1]
+		return num
+	}
+	c.last++
+	return c.last
+}
 
 // NewIndex returns an empty partition of c.
 func (c *Corpus[R]) NewIndex() *Index[R] {

@@ -260,6 +260,9 @@ func DecodeIndexFrom[R comparable](d varint.Reader, refs []R, slot func(R) *int3
 func (c *Corpus[R]) Attach(dec *Decoded[R]) *Index[R] {
 	x := dec.x
 	x.corpus = c
+	if x.docs > 0 {
+		x.num = c.number()
+	}
 	x.at = make(map[*termList[R]]int32, len(dec.terms))
 	for i := range dec.terms {
 		dt := &dec.terms[i]

@@ -1,6 +1,9 @@
 package lexical
 
-import "iter"
+import (
+	"iter"
+	"slices"
+)
 
 // GroupScores scores each partition of parts as one document: the BM25
 // score under p of all its live documents' text taken together (a term's
@@ -23,13 +26,20 @@ func GroupScores[R comparable](q *Query, parts []*Index[R], p Params) (Groups[R]
 	if err := p.Validate(); err != nil {
 		return Groups[R]{}, err
 	}
-	uniq, pos := distinct(parts)
+	s := getScratch()
+	defer s.put()
+	uniq, c := distinct(parts, s)
 	if len(q.terms) == 0 || len(uniq) == 0 {
 		return Groups[R]{}, nil
 	}
-	s := getScratch()
-	defer s.put()
-	return groupScores(q, uniq, pos, lookUp(q, uniq, pos, s), p, s), nil
+	g := Groups[R]{parts: slices.Clone(uniq), scores: slices.Clone(groupScores(q, uniq, lookUp(q, uniq, c, s), p, s))}
+	if len(uniq) > 1 {
+		g.pos = make(map[*Index[R]]int32, len(uniq))
+		for k, x := range uniq {
+			g.pos[x] = int32(k)
+		}
+	}
+	return g, nil
 }
 
 // Groups are the scores of partitions as one document each
@@ -65,19 +75,17 @@ func (g Groups[R]) All() iter.Seq2[*Index[R], float64] {
 	}
 }
 
-// groupScores is GroupScores over distinct parts, at pos (see distinct),
-// whose postings of q's terms lookUp found (lists), with s's memory; q
-// has terms and p is valid.
-func groupScores[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, lists []*postings, p Params, s *scratch) Groups[R] {
+// groupScores is GroupScores over distinct parts whose postings of q's
+// terms lookUp found (lists), with s's memory; q has terms and p is
+// valid. It returns the scores by place in parts, in s's memory.
+func groupScores[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, s *scratch) []float64 {
 	nt := len(q.terms)
-	g := Groups[R]{parts: parts, pos: pos, scores: make([]float64, len(parts))}
+	s.groups = grow(s.groups, len(parts))
+	scores := s.groups
 	s.tfs = grow(s.tfs, len(parts)*nt)
 	tfs := s.tfs // by partition, then term
 	st := Stats{DF: make([]int, nt)}
 	for k, x := range parts {
-		if x.Len() == 0 {
-			continue
-		}
 		tf := tfs[k*nt : (k+1)*nt]
 		for i, pl := range lists[k*nt : (k+1)*nt] {
 			tf[i] = x.tf(pl)
@@ -86,28 +94,26 @@ func groupScores[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]in
 	}
 	sc := NewScorer(st, p)
 	for k, x := range parts {
-		if x.Len() > 0 {
-			g.scores[k] = sc.Score(x.length, tfs[k*nt:(k+1)*nt])
-		}
+		scores[k] = sc.Score(x.length, tfs[k*nt:(k+1)*nt])
 	}
-	return g
+	return scores
 }
 
 // SearchGroups is Search and GroupScores of the same partitions in one
-// call, as the drivers' text searches make them: the hits, and each
-// partition's score as one document.
+// call, as the drivers' text searches make them: the hits, each carrying
+// its partition's score as one document (Hit.Group).
 //
 // Each term is looked up once in each partition, for both.
-func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], Groups[R], error) {
+func SearchGroups[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], keep func(R) bool) ([]Hit[R], error) {
 	if err := p.Validate(); err != nil {
-		return nil, Groups[R]{}, err
-	}
-	parts, pos := distinct(parts)
-	if len(q.terms) == 0 || len(parts) == 0 {
-		return top.Hits(), Groups[R]{}, nil
+		return nil, err
 	}
 	s := getScratch()
 	defer s.put()
-	lists := lookUp(q, parts, pos, s)
-	return search(q, parts, lists, p, top, keep, s), groupScores(q, parts, pos, lists, p, s), nil
+	parts, c := distinct(parts, s)
+	if len(q.terms) == 0 || len(parts) == 0 {
+		return top.Hits(), nil
+	}
+	lists := lookUp(q, parts, c, s)
+	return search(q, parts, lists, p, top, keep, groupScores(q, parts, lists, p, s), s), nil
 }

@@ -32,6 +32,7 @@ type Index[R comparable] struct {
 	// (termList.parts) x's postings of the term are.
 	corpus *Corpus[R]
 	at     map[*termList[R]]int32
+	num    int32          // x's number in its corpus while it holds documents; 0 while empty
 	length int            // total length of the live documents
 	dead   int            // removed documents still holding postings
 	counts map[string]int // scratch of Add: a text's term counts
@@ -121,6 +122,9 @@ func (x *Index[R]) AddTagged(ref R, text string, tag uint8) bool {
 	}
 	x.refs = append(x.refs, ref)
 	x.setID(ref, id)
+	if x.docs == 0 {
+		x.num = x.corpus.number()
+	}
 	x.docs++
 	x.lens = append(x.lens, int32(n))
 	x.tags = append(x.tags, tag&63)
@@ -151,6 +155,10 @@ func (x *Index[R]) Remove(ref R) bool {
 	x.dead++
 	if x.docs == 0 || x.dead >= compactAt && x.dead > x.docs {
 		x.compact()
+	}
+	if x.docs == 0 {
+		x.corpus.free = append(x.corpus.free, x.num)
+		x.num = 0
 	}
 	return true
 }

@@ -282,7 +282,7 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		scan := NewTopK(k, byID)
 		for _, d := range docs {
 			if s := sc.Score(q.Count(d.Text, tf), tf); s > 0 && admitted(d.Ref) {
-				if h := (Hit[int]{d.Ref, s}); scan.Wants(h) {
+				if h := (Hit[int]{Ref: d.Ref, Score: s}); scan.Wants(h) {
 					scan.Insert(h)
 				}
 			}
@@ -291,6 +291,29 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 			t.Fatalf("step %d, query %q: scan %v, Rank %v", step, query, scan.Hits(), want)
 		}
 		checkGroupScores(t, step, query, &q, p, parts, live, searched)
+		// SearchGroups ranks the same, with a partition repeated and a
+		// nil one added, and each hit carries its partition's score.
+		top = NewTopK(k, byID)
+		if step%2 == 0 {
+			top = NewTopKByScore(k, newerID)
+		}
+		hits, err := SearchGroups(&q, append(append(slices.Clone(searched), nil), searched...), p, top, odd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups, err := GroupScores(&q, searched, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != len(want) {
+			t.Fatalf("step %d, query %q: SearchGroups %v, Rank %v", step, query, hits, want)
+		}
+		for i, h := range hits {
+			pi := slices.IndexFunc(live, func(m map[int]string) bool { _, ok := m[h.Ref]; return ok })
+			if h.Ref != want[i].Ref || h.Score != want[i].Score || h.Group != groups.Of(parts[pi]) || h.Group <= 0 {
+				t.Fatalf("step %d, query %q: SearchGroups hit %+v, Rank %+v, its partition's score %v", step, query, h, want[i], groups.Of(parts[pi]))
+			}
+		}
 	}
 	n := 0
 	for ref := range parts[0].Refs() {
@@ -325,10 +348,39 @@ func checkCorpora(t *testing.T, step int, parts []*Index[int], corpora map[int]*
 		}
 	}
 	n := 0
+	taken := map[*Corpus[int]]map[int32]bool{}
 	for _, x := range parts {
 		n += len(x.at)
 		if x.Len() == 0 && len(x.at) > 0 {
 			t.Fatalf("step %d: an empty partition holds %d terms", step, len(x.at))
+		}
+		// A partition holding documents has a number of its own, in
+		// 1 to last and not free; an empty one has none.
+		c := x.corpus
+		if taken[c] == nil {
+			taken[c] = map[int32]bool{}
+			for _, num := range c.free {
+				if num < 1 || num > c.last || taken[c][num] {
+					t.Fatalf("step %d: number %d free twice or beyond %d", step, num, c.last)
+				}
+				taken[c][num] = true
+			}
+		}
+		switch {
+		case x.Len() == 0 && x.num != 0:
+			t.Fatalf("step %d: an empty partition keeps number %d", step, x.num)
+		case x.Len() > 0 && (x.num < 1 || x.num > c.last || taken[c][x.num]):
+			t.Fatalf("step %d: a partition holding documents has number %d, taken or beyond %d", step, x.num, c.last)
+		}
+		if x.num != 0 {
+			taken[c][x.num] = true
+		}
+	}
+	for c, nums := range taken {
+		if len(nums) != int(c.last) {
+			// Every number up to last is free or taken by one of parts,
+			// the corpus's only partitions.
+			t.Fatalf("step %d: %d numbers accounted for, %d issued", step, len(nums), c.last)
 		}
 	}
 	if n != held {

@@ -161,7 +161,7 @@ func rankTF(query string, turns []Doc[int], words func(string) []string) []int {
 				n++
 			}
 		}
-		if h := (Hit[int]{d.Ref, float64(n)}); n > 0 && top.Wants(h) {
+		if h := (Hit[int]{Ref: d.Ref, Score: float64(n)}); n > 0 && top.Wants(h) {
 			top.Insert(h)
 		}
 	}
@@ -195,7 +195,7 @@ func rankBM25(query string, turns []Doc[int], words func(string) []string) []int
 	top := NewTopK(10, ByScore(func(a, b int) bool { return a > b }))
 	for i, d := range turns {
 		if s := sc.Score(lens[i], tfs[i]); s > 0 {
-			if h := (Hit[int]{d.Ref, s}); top.Wants(h) {
+			if h := (Hit[int]{Ref: d.Ref, Score: s}); top.Wants(h) {
 				top.Insert(h)
 			}
 		}

@@ -6,6 +6,9 @@ import "slices"
 type Hit[R any] struct {
 	Ref   R
 	Score float64
+	// Group is, in the hits of SearchGroups, the score of the hit's
+	// partition as one document (GroupScores); 0 elsewhere.
+	Group float64
 }
 
 // TopK keeps the best k hits offered, best first, under an order the

@@ -37,35 +37,29 @@ func Search[R comparable](q *Query, parts []*Index[R], p Params, top *TopK[R], k
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	parts, pos := distinct(parts)
+	s := getScratch()
+	defer s.put()
+	parts, c := distinct(parts, s)
 	if len(q.terms) == 0 || len(parts) == 0 {
 		return top.Hits(), nil
 	}
-	s := getScratch()
-	defer s.put()
-	return search(q, parts, lookUp(q, parts, pos, s), p, top, keep, s), nil
+	return search(q, parts, lookUp(q, parts, c, s), p, top, keep, nil, s), nil
 }
 
 // lookUp returns the postings of q's terms in each of parts, distinct
-// partitions at pos (see distinct): those of term i in parts[k] at
-// k*len(q.terms)+i, nil where it has none, in s's memory. A search looks
-// each up once, and its passes share them.
+// partitions of corpus c, or of several when c is nil, marked in s (see
+// distinct): those of term i in parts[k] at k*len(q.terms)+i, nil where
+// it has none, in s's memory. A search looks each up once, and its
+// passes share them.
 //
 // Over partitions of one corpus, each term is looked up once in the
 // corpus, and its partitions are read off its list, when the list is not
 // much longer than parts; else, and over partitions of several corpora,
 // the term is looked up in each partition.
-func lookUp[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, s *scratch) []*postings {
+func lookUp[R comparable](q *Query, parts []*Index[R], c *Corpus[R], s *scratch) []*postings {
 	nt := len(q.terms)
 	s.lists = grow(s.lists, len(parts)*nt)
 	lists := s.lists
-	c := parts[0].corpus
-	for _, x := range parts[1:] {
-		if x.corpus != c {
-			c = nil
-			break
-		}
-	}
 	if c == nil || len(parts) == 1 {
 		for k, x := range parts {
 			for i, t := range q.terms {
@@ -87,7 +81,7 @@ func lookUp[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, 
 		}
 		for j := range tm.parts {
 			h := &tm.parts[j]
-			if k, ok := pos[h.x]; ok {
+			if k, ok := s.placeOf(h.x.num); ok {
 				lists[int(k)*nt+i] = &h.postings
 			}
 		}
@@ -103,8 +97,10 @@ func lookUp[R comparable](q *Query, parts []*Index[R], pos map[*Index[R]]int32, 
 const readList = 4
 
 // search is Search over distinct parts whose postings of q's terms lookUp
-// found (lists), with s's memory; q has terms and p is valid.
-func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, top *TopK[R], keep func(R) bool, s *scratch) []Hit[R] {
+// found (lists), with s's memory; q has terms and p is valid. groups,
+// when not nil, are the partitions' scores as one document each, by
+// place in parts, for the hits to carry (Hit.Group).
+func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Params, top *TopK[R], keep func(R) bool, groups []float64, s *scratch) []Hit[R] {
 	nt := len(q.terms)
 	st := Stats{DF: make([]int, nt)}
 	for k, x := range parts {
@@ -120,9 +116,13 @@ func search[R comparable](q *Query, parts []*Index[R], lists []*postings, p Para
 		sc.tabulate()
 	}
 	for k, x := range parts {
-		x.score(lists[k*nt:(k+1)*nt], sc, top, q.Tags, keep, s, k)
+		group := 0.0
+		if groups != nil {
+			group = groups[k]
+		}
+		x.score(lists[k*nt:(k+1)*nt], sc, top, q.Tags, keep, s, k, group)
 	}
-	offer(s, parts, top)
+	offer(s, parts, top, groups)
 	return top.Hits()
 }
 
@@ -155,33 +155,75 @@ func (x *Index[R]) Search(q *Query, p Params, top *TopK[R], keep func(R) bool) (
 	return Search(q, []*Index[R]{x}, p, top, keep)
 }
 
-// distinct returns parts without repeats or nils, in order, and each
-// one's place among them: nil when there is one.
-func distinct[R comparable](parts []*Index[R]) ([]*Index[R], map[*Index[R]]int32) {
-	if len(parts) == 1 && parts[0] != nil {
-		return parts, nil
+// distinct returns the partitions of parts holding documents, without
+// repeats, in order, and their corpus: nil when they are of several.
+// Partitions without documents add nothing to a search, and hold no
+// postings. Over one corpus, it marks them in s (placeOf) by their
+// numbers, a store in an array each instead of a map's hashing. It
+// returns parts itself when it has nothing to drop.
+func distinct[R comparable](parts []*Index[R], s *scratch) ([]*Index[R], *Corpus[R]) {
+	if len(parts) == 1 && parts[0] != nil && parts[0].docs > 0 {
+		return parts, parts[0].corpus
 	}
-	pos := make(map[*Index[R]]int32, len(parts))
+	var c *Corpus[R]
+	for _, x := range parts {
+		if x == nil {
+			continue
+		}
+		if c == nil {
+			c = x.corpus
+		} else if x.corpus != c {
+			return distinctApart(parts), nil
+		}
+	}
+	if c == nil {
+		return nil, nil
+	}
+	s.unmark(c.last)
+	var out []*Index[R] // made at the first partition dropped
+	for k, x := range parts {
+		if x == nil || x.docs == 0 || s.mark[x.num] == s.gen {
+			if out == nil {
+				out = append(make([]*Index[R], 0, len(parts)-1), parts[:k]...)
+			}
+			continue
+		}
+		if out != nil {
+			s.place[x.num] = int32(len(out))
+			out = append(out, x)
+		} else {
+			s.place[x.num] = int32(k)
+		}
+		s.mark[x.num] = s.gen
+	}
+	if out == nil {
+		return parts, c
+	}
+	return out, c
+}
+
+// distinctApart is distinct over partitions of several corpora: with a
+// map, and no marks.
+func distinctApart[R comparable](parts []*Index[R]) []*Index[R] {
+	seen := make(map[*Index[R]]bool, len(parts))
 	out := make([]*Index[R], 0, len(parts))
 	for _, x := range parts {
-		if _, seen := pos[x]; x != nil && !seen {
-			pos[x] = int32(len(out))
+		if x != nil && x.docs > 0 && !seen[x] {
+			seen[x] = true
 			out = append(out, x)
 		}
 	}
-	if len(out) == 1 {
-		pos = nil
-	}
-	return out, pos
+	return out
 }
 
-// scratch is the per-search memory: the postings lookUp found and the
-// term counts groupScores adds; for score, a score by document id, kept
+// scratch is the per-search memory: the postings lookUp found, and the
+// term counts groupScores adds and the scores it gives; for score, a score by document id, kept
 // zeroed between uses, and the ids holding one; and, for a top ordered by
 // score, the bar and the candidates that reached it.
 type scratch struct {
 	lists   []*postings
 	tfs     []int
+	groups  []float64
 	scores  []float64
 	touched []int32
 	// bar, for a top ordered by score (TopK.tie set), is a min-heap of
@@ -197,6 +239,36 @@ type scratch struct {
 	k     int
 	cands []candidate
 	warm  int32 // what touch read
+	// mark and place are by partition number (Corpus): a partition of
+	// the search is marked with gen, and place is where it is among the
+	// search's partitions. A search takes the next gen, so no clearing
+	// is needed between searches.
+	mark  []uint32
+	place []int32
+	gen   uint32
+}
+
+// unmark readies s's marks for a search over partitions numbered up to
+// last: the marks of earlier searches no longer count.
+func (s *scratch) unmark(last int32) {
+	if len(s.mark) <= int(last) {
+		s.mark = make([]uint32, last+1+last/4)
+		s.place = make([]int32, len(s.mark))
+	}
+	s.gen++
+	if s.gen == 0 { // wrapped: every mark might be taken for current
+		clear(s.mark)
+		s.gen = 1
+	}
+}
+
+// placeOf returns the place among the search's partitions of the
+// partition numbered num, false when it is not one of them.
+func (s *scratch) placeOf(num int32) (int32, bool) {
+	if s.mark[num] != s.gen {
+		return 0, false
+	}
+	return s.place[num], true
 }
 
 // candidate is a document that reached the bar: partition part of a
@@ -246,13 +318,18 @@ func (s *scratch) below(score float64) bool {
 // admit adds an accepted document's score to the bar.
 func (s *scratch) admit(score float64) { s.bar = kth.Push(s.bar, s.k, score) }
 
-// offer offers top the candidates that reach the final bar.
-func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {
+// offer offers top the candidates that reach the final bar, carrying
+// their partitions' scores as one document when groups is not nil.
+func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R], groups []float64) {
 	for _, c := range s.cands {
 		if s.below(c.score) || top.Refuses(c.score) {
 			continue
 		}
-		if h := (Hit[R]{Ref: parts[c.part].refs[c.id], Score: c.score}); top.Wants(h) {
+		h := Hit[R]{Ref: parts[c.part].refs[c.id], Score: c.score}
+		if groups != nil {
+			h.Group = groups[c.part]
+		}
+		if top.Wants(h) {
 			top.Insert(h)
 		}
 	}
@@ -261,8 +338,9 @@ func offer[R comparable](s *scratch, parts []*Index[R], top *TopK[R]) {
 // score scores x, partition part of a search, term by term in the
 // query's term order (lists: x's postings of each term), and offers its
 // documents to top: at once, or for a top ordered by score, once they
-// reached the bar, as candidates (see scratch).
-func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint64, keep func(R) bool, s *scratch, part int) {
+// reached the bar, as candidates (see scratch). Its hits carry group,
+// x's score as one document.
+func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint64, keep func(R) bool, s *scratch, part int, group float64) {
 	if len(s.scores) < len(x.refs) {
 		s.scores = make([]float64, len(x.refs))
 	}
@@ -303,7 +381,7 @@ func (x *Index[R]) score(lists []*postings, sc *Scorer, top *TopK[R], tags uint6
 		if tags != 0 && tags&(1<<x.tags[id]) == 0 {
 			continue
 		}
-		h := Hit[R]{Ref: x.refs[id], Score: score}
+		h := Hit[R]{Ref: x.refs[id], Score: score, Group: group}
 		if top.Wants(h) && (keep == nil || keep(h.Ref)) {
 			top.Insert(h)
 		}

@@ -2,6 +2,7 @@ package lexical
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -30,7 +31,7 @@ func TestSlottedIndexAgrees(t *testing.T) {
 	numbers := func(hits []Hit[*slotRef]) []Hit[int] {
 		out := make([]Hit[int], len(hits))
 		for i, h := range hits {
-			out[i] = Hit[int]{h.Ref.n, h.Score}
+			out[i] = Hit[int]{Ref: h.Ref.n, Score: h.Score}
 		}
 		return out
 	}
@@ -127,5 +128,29 @@ func TestSlottedIndexAgrees(t *testing.T) {
 		if _, err := DecodeIndexFrom(varint.Reader{B: data}, withNil, slotOf); err == nil {
 			t.Error("a slotted decode took a nil reference")
 		}
+	}
+}
+
+// TestMarksWrap checks that a search's marks (scratch.unmark) still tell
+// its partitions apart when the generation wraps: a partition marked by
+// an earlier search is not taken for one of this one.
+func TestMarksWrap(t *testing.T) {
+	c := NewCorpus[int]()
+	a, b := c.NewIndex(), c.NewIndex()
+	a.Add(1, "alpha")
+	b.Add(2, "alpha")
+	s := new(scratch)
+	if parts, _ := distinct([]*Index[int]{a, b}, s); len(parts) != 2 {
+		t.Fatalf("%d partitions", len(parts))
+	}
+	// b's mark is left at the generation the wrap comes back to.
+	s.gen = math.MaxUint32
+	s.mark[b.num] = 1
+	parts, got := distinct([]*Index[int]{a, a, b}, s)
+	if got != c || len(parts) != 2 || parts[0] != a || parts[1] != b {
+		t.Fatalf("after the wrap: %d partitions, corpus %v", len(parts), got == c)
+	}
+	if k, ok := s.placeOf(b.num); !ok || k != 1 {
+		t.Fatalf("b at %d, %v", k, ok)
 	}
 }

@@ -58,13 +58,13 @@ func unindexText[E, W any](e *Entry[E, W]) {
 // List order. The text indexes must be on (StartTexts); the caller has
 // checked the arguments.
 func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) ([]driver.Match, error) {
-	hits, groups, searched, err := x.rankText(q, text, k, now)
+	hits, searched, err := x.rankText(q, text, k, now)
 	if !searched || err != nil {
 		return nil, err
 	}
 	out := make([]driver.Match, len(hits))
 	for i, h := range hits {
-		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: groups.Of(h.Ref.writer.text)}
+		out[i] = driver.Match{Record: h.Ref.Record(), Score: h.Score, WriterScore: h.Group}
 	}
 	return out, err
 }
@@ -72,20 +72,21 @@ func (x *Index[E, W]) SearchText(q driver.Query, text string, k int, now int64) 
 // RankText is SearchText answering each match's Ref (Entry.Ref) in place
 // of a copy of its record, as driver.TextRanker describes.
 func (x *Index[E, W]) RankText(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
-	hits, groups, searched, err := x.rankText(q, text, k, now)
+	hits, searched, err := x.rankText(q, text, k, now)
 	if !searched || err != nil {
 		return nil, err
 	}
 	out := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		out[i] = driver.RefMatch{Ref: h.Ref.Ref(), Score: h.Score, WriterScore: groups.Of(h.Ref.writer.text)}
+		out[i] = driver.RefMatch{Ref: h.Ref.Ref(), Score: h.Score, WriterScore: h.Group}
 	}
 	return out, err
 }
 
-// rankText returns the hits of SearchText and the writers' scores
-// (lexical.SearchGroups), and whether there was a writer to search.
-func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (hits []lexical.Hit[*Entry[E, W]], groups lexical.Groups[*Entry[E, W]], searched bool, err error) {
+// rankText returns the hits of SearchText, carrying their writers'
+// scores (lexical.SearchGroups), and whether there was a writer to
+// search.
+func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (hits []lexical.Hit[*Entry[E, W]], searched bool, err error) {
 	var parts []*lexical.Index[*Entry[E, W]]
 	for w := range x.Writers(q) {
 		if w.text != nil && w.text.Len() > 0 {
@@ -93,7 +94,7 @@ func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (h
 		}
 	}
 	if len(parts) == 0 {
-		return nil, groups, false, nil
+		return nil, false, nil
 	}
 	lq := lexical.NewQuery(text)
 	// Kinds are admitted by their tags, which read no entry; keep reads
@@ -102,7 +103,7 @@ func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (h
 	if len(q.Kinds) > 0 {
 		lq.Tags, kindsTold = x.kinds.Query(q.Kinds)
 		if lq.Tags == 0 {
-			return nil, groups, true, nil // no entry of those kinds
+			return nil, true, nil // no entry of those kinds
 		}
 	}
 	var keep func(*Entry[E, W]) bool // nil: every candidate
@@ -111,8 +112,8 @@ func (x *Index[E, W]) rankText(q driver.Query, text string, k int, now int64) (h
 		keep = func(e *Entry[E, W]) bool { return !e.Expired(now) && e.MatchesRest(&rest) }
 	}
 	top := lexical.NewTopKByScore(k, func(a, b *Entry[E, W]) bool { return a.Compare(b) < 0 })
-	hits, groups, err = lexical.SearchGroups(&lq, parts, lexical.DefaultParams(), top, keep)
-	return hits, groups, true, err
+	hits, err = lexical.SearchGroups(&lq, parts, lexical.DefaultParams(), top, keep)
+	return hits, true, err
 }
 
 // WriterRefs returns, for each of writers, the Refs of the live entries

@@ -46,13 +46,13 @@ func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.
 		}
 		return a.ID > b.ID
 	})
-	hits, groups, err := lexical.SearchGroups(&lq, parts, params, top, keep)
+	hits, err := lexical.SearchGroups(&lq, parts, params, top, keep)
 	if err != nil {
 		return nil, err
 	}
 	found := make([]driver.RefMatch, len(hits))
 	for i, h := range hits {
-		found[i] = driver.RefMatch{Ref: h.Ref.ref(), Score: h.Score, WriterScore: groups.Of(h.Ref.g.x)}
+		found[i] = driver.RefMatch{Ref: h.Ref.ref(), Score: h.Score, WriterScore: h.Group}
 	}
 	return found, nil
 }
