@@ -203,6 +203,7 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, lo
 	}
 	if fromSnapshot {
 		if stored, at, tag := readSnapshot(ctx, tx, log); stored != nil {
+			stored.Pack()
 			c.C = stored
 			c.Loads++
 			c.Meter.Loaded(at, 0)
@@ -226,6 +227,7 @@ func (c *textCache) load(ctx context.Context, db *sqlx.DB, fromSnapshot bool, lo
 	if err := rows.Err(); err != nil {
 		return "", false, err
 	}
+	fresh.Pack()
 	c.C = fresh
 	c.Loads++
 	c.Meter.Unstored()

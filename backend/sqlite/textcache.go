@@ -74,6 +74,7 @@ func (c *textCache) loadFrom(ctx context.Context, conn *sqlx.Conn, log *slog.Log
 	if err != nil {
 		return err
 	}
+	fresh.Pack()
 	c.C, c.epoch, c.maxRow = fresh, epoch, maxRow
 	c.Loads++
 	if written.IsZero() {

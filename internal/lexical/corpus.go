@@ -24,6 +24,12 @@ type Corpus[R comparable] struct {
 	// ever holding documents at once.
 	last int32
 	free []int32
+	// byNum holds the partitions by number; nil where the number is
+	// free.
+	byNum []*Index[R]
+	// packed is how many postings c held when it last packed (pack.go);
+	// added and dropped, how many its partitions added and dropped since.
+	packed, added, dropped int
 }
 
 // termList is one term of a corpus and the partitions holding it, in no
@@ -48,15 +54,24 @@ func NewCorpus[R comparable]() *Corpus[R] {
 // Terms returns how many distinct terms the corpus's partitions hold.
 func (c *Corpus[R]) Terms() int { return len(c.terms) }
 
-// number returns a number for a partition taking its first document.
-func (c *Corpus[R]) number() int32 {
+// number gives x, taking its first document, a number.
+func (c *Corpus[R]) number(x *Index[R]) {
 	if n := len(c.free); n > 0 {
-		num := c.free[n-1]
+		x.num = c.free[n-1]
 		c.free = c.free[:n-1]
-		return num
+	} else {
+		c.last++
+		x.num = c.last
+		c.byNum = append(c.byNum, nil)
 	}
-	c.last++
-	return c.last
+	c.byNum[x.num-1] = x
+}
+
+// release takes x's number back, once x holds no documents.
+func (c *Corpus[R]) release(x *Index[R]) {
+	c.byNum[x.num-1] = nil
+	c.free = append(c.free, x.num)
+	x.num = 0
 }
 
 // NewIndex returns an empty partition of c.

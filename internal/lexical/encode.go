@@ -261,9 +261,10 @@ func (c *Corpus[R]) Attach(dec *Decoded[R]) *Index[R] {
 	x := dec.x
 	x.corpus = c
 	if x.docs > 0 {
-		x.num = c.number()
+		c.number(x)
 	}
 	x.at = make(map[*termList[R]]int32, len(dec.terms))
+	n := 0 // postings attached
 	for i := range dec.terms {
 		dt := &dec.terms[i]
 		tm := c.terms[dt.text]
@@ -273,7 +274,9 @@ func (c *Corpus[R]) Attach(dec *Decoded[R]) *Index[R] {
 		}
 		x.at[tm] = int32(len(tm.parts))
 		tm.parts = append(tm.parts, held[R]{x: x, postings: dt.postings})
+		n += len(dt.postings.list)
 	}
 	dec.x, dec.terms = nil, nil
+	c.grew(n)
 	return x
 }

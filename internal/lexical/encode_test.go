@@ -75,6 +75,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 		t.Fatalf("DecodeIndex of what Encode wrote: %v", err)
 	}
 	y.SetTags(func(ref int) uint8 { return uint8(ref % 2) }) // the encoding keeps none
+	checkAccounts(t, 0, y.corpus)
 	sameSearches(t, "the decoded index", x, y, rnd)
 	again, _ := y.Encode(nil)
 	if !bytes.Equal(again, data) {
@@ -90,6 +91,7 @@ func TestEncodeRoundTrip(t *testing.T) {
 			t.Fatalf("Remove(%d) disagrees between the original and the decoded index", r)
 		}
 	}
+	checkAccounts(t, 1, y.corpus)
 	sameSearches(t, "the decoded index after changes", x, y, rnd)
 	empty, refs := NewIndex[int]().Encode(nil)
 	if z, err := DecodeIndex(empty, refs); err != nil || z.Len() != 0 {

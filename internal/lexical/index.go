@@ -123,7 +123,7 @@ func (x *Index[R]) AddTagged(ref R, text string, tag uint8) bool {
 	x.refs = append(x.refs, ref)
 	x.setID(ref, id)
 	if x.docs == 0 {
-		x.num = x.corpus.number()
+		x.corpus.number(x)
 	}
 	x.docs++
 	x.lens = append(x.lens, int32(n))
@@ -132,6 +132,7 @@ func (x *Index[R]) AddTagged(ref R, text string, tag uint8) bool {
 	for t, c := range x.counts {
 		x.postingsOf(t).add(id, int32(c))
 	}
+	x.corpus.grew(len(x.counts))
 	clear(x.counts)
 	return true
 }
@@ -157,8 +158,7 @@ func (x *Index[R]) Remove(ref R) bool {
 		x.compact()
 	}
 	if x.docs == 0 {
-		x.corpus.free = append(x.corpus.free, x.num)
-		x.num = 0
+		x.corpus.release(x)
 	}
 	return true
 }
@@ -167,8 +167,10 @@ func (x *Index[R]) Remove(ref R) bool {
 // ones, keeping their order.
 func (x *Index[R]) compact() {
 	newID, refs, lens, tags := x.live()
+	dropped := 0
 	for tm, j := range x.at {
 		p := &tm.parts[j].postings
+		dropped += len(p.list)
 		kept := p.list[:0]
 		for _, q := range p.list {
 			if id := newID[q.id]; id >= 0 {
@@ -179,6 +181,7 @@ func (x *Index[R]) compact() {
 			x.drop(tm) // moves another partition's postings of tm, not x's others
 			continue
 		}
+		dropped -= len(kept)
 		*p = postings{list: make([]posting, 0, len(kept))} // releasing the longer array
 		for _, q := range kept {
 			p.add(q.id, q.tf)
@@ -188,6 +191,7 @@ func (x *Index[R]) compact() {
 		x.setID(ref, int32(id))
 	}
 	x.refs, x.lens, x.tags, x.dead = refs, lens, tags, 0
+	x.corpus.shrank(dropped)
 }
 
 // live numbers the live documents anew, keeping their order: it returns

@@ -171,6 +171,11 @@ func TestSearchMatchesRank(t *testing.T) {
 	defer func(at int) { tabulateAt = at }(tabulateAt)
 	tabulateAt = 0
 	t.Run("tabulated", func(t *testing.T) { testSearchMatchesRank(t, layouts["one corpus"]) })
+	// The corpora pack every few postings added or dropped (pack.go),
+	// so searches, adds, removes and compactions meet packed arrays.
+	defer func(floor int) { packFloor = floor }(packFloor)
+	packFloor = 4
+	t.Run("packed often", func(t *testing.T) { testSearchMatchesRank(t, layouts["two corpora"]) })
 }
 
 func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
@@ -335,6 +340,7 @@ func checkCorpora(t *testing.T, step int, parts []*Index[int], corpora map[int]*
 	t.Helper()
 	held := 0
 	for _, c := range corpora {
+		checkAccounts(t, step, c)
 		for text, tm := range c.terms {
 			if tm.text != text || len(tm.parts) == 0 {
 				t.Fatalf("step %d: term %q listed as %q with %d partitions", step, text, tm.text, len(tm.parts))
@@ -385,6 +391,30 @@ func checkCorpora(t *testing.T, step int, parts []*Index[int], corpora map[int]*
 	}
 	if n != held {
 		t.Fatalf("step %d: the partitions hold %d terms, the corpora list %d", step, n, held)
+	}
+}
+
+// checkAccounts checks that c counts the postings added and dropped
+// since it packed, and packed once they reached the threshold (pack.go),
+// and that it finds each of its numbered partitions by number.
+func checkAccounts(t *testing.T, step int, c *Corpus[int]) {
+	t.Helper()
+	total := 0
+	for _, tm := range c.terms {
+		for _, h := range tm.parts {
+			total += len(h.list)
+		}
+	}
+	if total != c.packed+c.added-c.dropped || c.added+c.dropped >= max(c.packed/4, packFloor) {
+		t.Fatalf("step %d: %d postings; %d when packed, %d added and %d dropped since", step, total, c.packed, c.added, c.dropped)
+	}
+	if len(c.byNum) != int(c.last) {
+		t.Fatalf("step %d: %d partitions by number, %d numbers issued", step, len(c.byNum), c.last)
+	}
+	for i, x := range c.byNum {
+		if x != nil && (x.num != int32(i+1) || x.Len() == 0) || x == nil && !slices.Contains(c.free, int32(i+1)) {
+			t.Fatalf("step %d: number %d finds a partition numbered otherwise, empty, or none while not free", step, i+1)
+		}
 	}
 }
 

@@ -154,3 +154,9 @@ func (c *Cache) Apply(ch Change) {
 	}
 	c.Put(ch.Writer, ch.Row, ch.Content)
 }
+
+// Pack lays the memory of the cache's indexes out anew
+// (lexical.Corpus.Pack): a driver packs once it has loaded the cache
+// whole, which adds its texts in the order they are read, scattering
+// each writer's postings. Writes go on packing it from time to time.
+func (c *Cache) Pack() { c.corpus.Pack() }
