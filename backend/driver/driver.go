@@ -19,6 +19,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/agentmem/memory"
 )
@@ -142,11 +143,15 @@ func CheckQuery(q Query) error {
 
 // Newer reports whether a sorts before b in List order: Created
 // descending, then ID descending.
-func Newer(a, b memory.Record) bool {
-	if !a.Created.Equal(b.Created) {
-		return a.Created.After(b.Created)
+func Newer(a, b memory.Record) bool { return CompareRecords(a, b) < 0 }
+
+// CompareRecords compares a and b in List order (Newer), for
+// slices.SortFunc: negative when a sorts first.
+func CompareRecords(a, b memory.Record) int {
+	if c := b.Created.Compare(a.Created); c != 0 {
+		return c
 	}
-	return a.ID > b.ID
+	return strings.Compare(b.ID, a.ID)
 }
 
 // Admit is how a call of the contract starts in a driver that reads the

@@ -2,6 +2,7 @@ package sqldriver
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -295,10 +296,23 @@ func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db RowsQuer
 		size = n
 	}
 	out, err := Collect(rows, size, s.ScanRecord)
-	return out, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
+	if err != nil {
+		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
+	}
+	if len(q.IDs) > 0 {
+		// Ordered here (listSQL): the database's sort would copy each
+		// whole row, content and all, into a temporary tree first.
+		slices.SortFunc(out, driver.CompareRecords)
+		if q.Limit > 0 && len(out) > q.Limit {
+			out = out[:q.Limit]
+		}
+	}
+	return out, nil
 }
 
-// listSQL returns List's statement and its parameters.
+// listSQL returns List's statement and its parameters. A list by ids,
+// of at most memory.MaxBatch records, is neither ordered nor limited:
+// List orders and cuts it.
 func (s *SQL) listSQL(columns string, q driver.Query, now int64) (string, []any) {
 	var b strings.Builder
 	b.Grow(len(columns) + 256)
@@ -308,7 +322,11 @@ func (s *SQL) listSQL(columns string, q driver.Query, now int64) (string, []any)
 	args := s.Where(&b, nil, q)
 	b.WriteString(s.liveSQL)
 	args = s.param(&b, args, now)
-	b.WriteString(") ORDER BY created DESC, id DESC")
+	b.WriteString(")")
+	if len(q.IDs) > 0 {
+		return b.String(), args
+	}
+	b.WriteString(" ORDER BY created DESC, id DESC")
 	if q.Limit > 0 {
 		b.WriteString(" LIMIT ")
 		args = s.param(&b, args, int64(q.Limit))

@@ -120,6 +120,13 @@ func TestListSQL(t *testing.T) {
 			t.Errorf("%s: %q %v, want %q", c.s.d.Name, query, args, c.want)
 		}
 	}
+	// A list by ids is ordered and cut by List, not the database.
+	byIDs := q
+	byIDs.IDs = []string{"x", "y"}
+	want := "SELECT c FROM memory_records WHERE tenant_id = ? AND +user_id = ? AND id IN (?, ?) AND (+expires IS NULL OR +expires > ?)"
+	if query, _ := sqliteLike.listSQL("c", byIDs, 42); query != want {
+		t.Errorf("by ids: %q, want %q", query, want)
+	}
 }
 
 // TestRebind checks the shared statements in numbered placeholders.

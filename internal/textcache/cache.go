@@ -78,6 +78,7 @@ type Cache struct {
 	// none, a search that names no kinds, key or ids reads no Row of the
 	// candidates it ranks.
 	expiring int
+	matched  matched // the writers' indexes that recent filters matched
 }
 
 // New returns an empty Cache.
@@ -106,6 +107,7 @@ func (c *Cache) Put(w memory.Identity, row *Row, content string) {
 	if g == nil {
 		g = &group{id: w, x: c.corpus.NewSlottedIndex(rowDoc)}
 		c.groups.Put(w, g)
+		c.matched.forget()
 	}
 	if kind, ok := c.kinds[row.Kind]; ok {
 		row.Kind = kind
@@ -137,6 +139,7 @@ func (c *Cache) Remove(k Key) bool {
 	g.x.Remove(old)
 	if g.x.Len() == 0 {
 		c.groups.Delete(g.id)
+		c.matched.forget()
 	}
 	c.byKey.Remove(old)
 	if old.Expires != 0 {

@@ -230,3 +230,43 @@ func idsAndScores(ms []driver.RefMatch) ([]string, []float64) {
 	}
 	return ids, scores
 }
+
+// TestSearchSeesWritersChange checks that a search finds the writers a
+// filter matches as they are now, though the same filter was searched
+// before a writer came or went (matched).
+func TestSearchSeesWritersChange(t *testing.T) {
+	c := New()
+	tenant := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "a"}}}
+	found := func(step string, want ...string) {
+		t.Helper()
+		for range 2 { // the second search reads what the first remembered
+			got, err := c.Search(tenant, "porto", 10, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, m := range got {
+				ids = append(ids, m.Ref.ID)
+			}
+			slices.Sort(ids)
+			if !slices.Equal(ids, want) {
+				t.Fatalf("%s: found %v, want %v", step, ids, want)
+			}
+		}
+	}
+	put := func(session, id string) {
+		w := memory.Identity{Tenant: "a", User: "u", Session: session}
+		c.Put(w, &Row{Fields: rowcodec.Fields{ID: id, Kind: memory.KindFact}}, "moved to porto")
+	}
+	put("s1", "r1")
+	found("one writer", "r1")
+	put("s2", "r2")
+	found("a writer more", "r1", "r2")
+	c.Remove(Key{"a", "r1"})
+	if c.matched.parts != nil {
+		t.Fatal("a writer went, and the cache still remembers the writers before")
+	}
+	found("a writer gone", "r2")
+	put("s1", "r3")
+	found("a writer back", "r2", "r3")
+}

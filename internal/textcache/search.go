@@ -18,8 +18,7 @@ import (
 // (lexical.GroupScores over those writers). The caller has checked the
 // arguments (driver.CheckSearchText).
 func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
-	var parts []*lexical.Index[*Row]
-	c.groups.Matching(q.Filter, func(g *group) { parts = append(parts, g.x) })
+	parts := c.matching(q.Filter)
 	if len(parts) == 0 {
 		return nil, nil
 	}
