@@ -120,24 +120,30 @@ func (p *Pool) Stats() Stats {
 func (p *Pool) stop() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.stopLocked()
+}
+
+// stopLocked is stop with p.mu held.
+func (p *Pool) stopLocked() {
 	if !p.quitting {
 		p.quitting = true
 		close(p.quit)
 	}
 }
 
-// halt records err, the first halt's, and stops claiming.
+// halt records err, the first halt's, and stops claiming: by the time
+// Err returns it, the workers are stopped.
 func (p *Pool) halt(err error) {
 	p.mu.Lock()
 	first := p.halted == nil
 	if first {
 		p.halted = err
 	}
+	p.stopLocked()
 	p.mu.Unlock()
 	if first {
 		p.log.Error("worker: a handler halted the pool; it claims nothing more", "queue", p.opt.Queue, "err", err)
 	}
-	p.stop()
 }
 
 // stopped reports whether the workers are to stop claiming.
@@ -164,6 +170,14 @@ func (p *Pool) run() {
 		if len(leases) == 0 {
 			p.idle()
 			continue
+		}
+		if p.stopped() {
+			// Claimed while the pool stopped: given back unworked, so
+			// nothing is handled once Close or a halt returned.
+			for _, l := range leases {
+				p.hold(ctx, l, 0)
+			}
+			return
 		}
 		p.work(ctx, leases)
 	}
