@@ -1,0 +1,31 @@
+// Package qdrantserver is an in-process Qdrant for tests: the gRPC services
+// Qdrant, Collections and Points of the official client
+// (github.com/qdrant/go-client v1.17.1) served from memory, so code written
+// against a real Qdrant can be tested where no Qdrant server can run.
+//
+// It aims to be faithful to Qdrant's semantics rather than fast, and is
+// deterministic: every search is exact (no HNSW), results with equal scores
+// are ordered by point id, and scroll orders points by id, integers before
+// UUIDs, as Qdrant does.
+//
+// What it serves:
+//
+//   - Qdrant.HealthCheck, reporting version 1.17.1 so the client's
+//     compatibility check passes.
+//   - Collections: Create (one unnamed dense vector or named dense vectors
+//     with Cosine, Dot, Euclid or Manhattan distance, and named sparse
+//     vectors), Get, List, Delete, CollectionExists.
+//   - Points: Upsert, Get, Delete (by ids or by filter), Count, Scroll,
+//     SetPayload, OverwritePayload, DeletePayload, ClearPayload,
+//     CreateFieldIndex, DeleteFieldIndex, Search, and Query (nearest dense or
+//     sparse queries, nested prefetches, RRF and DBSF fusion).
+//   - Filters: must, should, must_not, min_should, nested filters, match
+//     (keyword, integer, boolean, text, phrase, text_any, any, except),
+//     range, datetime_range, values_count, is_empty, is_null, has_id,
+//     has_vector and nested object conditions, over payload paths such as
+//     "a.b", "a[].b" and "a[0]".
+//
+// Everything else answers codes.Unimplemented. Payload indexes are recorded
+// and reported but do not change results: a text match is a substring match,
+// as Qdrant's is on a field without a full-text index.
+package qdrantserver

@@ -1,0 +1,105 @@
+package qdrantserver
+
+import (
+	"sort"
+	"sync"
+
+	"github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// store holds the collections; one lock guards them all.
+type store struct {
+	mu          sync.RWMutex
+	collections map[string]*collection
+}
+
+// denseParams is one dense vector's configuration.
+type denseParams struct {
+	size     int
+	distance qdrant.Distance
+}
+
+// sparseVec is a sparse vector, sorted by index.
+type sparseVec struct {
+	indices []uint32
+	values  []float32
+}
+
+// point is one stored point.
+type point struct {
+	id      pointID
+	payload map[string]any
+	dense   map[string][]float32
+	sparse  map[string]sparseVec
+}
+
+// collection is one collection: its configuration, points and payload indexes.
+type collection struct {
+	// unnamed is set when the collection has a single unnamed dense vector,
+	// stored under the name "".
+	unnamed bool
+	dense   map[string]denseParams
+	sparse  map[string]bool
+	points  map[pointID]*point
+	indexes map[string]*qdrant.PayloadSchemaInfo
+	// config is the creation request, reported back by Get.
+	vectorsConfig *qdrant.VectorsConfig
+	sparseConfig  *qdrant.SparseVectorConfig
+	opID          uint64
+}
+
+// sortedPoints returns the collection's points ordered by id.
+func (c *collection) sortedPoints() []*point {
+	ps := make([]*point, 0, len(c.points))
+	for _, p := range c.points {
+		ps = append(ps, p)
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].id.less(ps[j].id) })
+	return ps
+}
+
+// notFound is Qdrant's error for a missing collection.
+func notFound(name string) error {
+	return status.Errorf(codes.NotFound, "Not found: Collection `%s` doesn't exist!", name)
+}
+
+// badInput is Qdrant's error for a request it rejects.
+func badInput(format string, args ...any) error {
+	return status.Errorf(codes.InvalidArgument, "Wrong input: "+format, args...)
+}
+
+// read runs f on the named collection under the read lock.
+func (s *store) read(name string, f func(*collection) error) error {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c, ok := s.collections[name]
+	if !ok {
+		return notFound(name)
+	}
+	return f(c)
+}
+
+// write runs f on the named collection under the write lock.
+func (s *store) write(name string, f func(*collection) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.collections[name]
+	if !ok {
+		return notFound(name)
+	}
+	return f(c)
+}
+
+// updated is the result of a points update: Completed when the caller
+// waited, Acknowledged otherwise, as Qdrant reports it.
+func (c *collection) updated(wait *bool) *qdrant.PointsOperationResponse {
+	c.opID++
+	st := qdrant.UpdateStatus_Acknowledged
+	if wait != nil && *wait {
+		st = qdrant.UpdateStatus_Completed
+	}
+	id := c.opID
+	return &qdrant.PointsOperationResponse{Result: &qdrant.UpdateResult{OperationId: &id, Status: st}}
+}
