@@ -15,8 +15,13 @@
 //   - Collections: Create (one unnamed dense vector or named dense vectors
 //     with Cosine, Dot, Euclid or Manhattan distance, and named sparse
 //     vectors), Get, List, Delete, CollectionExists.
-//   - Points: Upsert, Get, Delete (by ids or by filter), Count, Scroll,
-//     SetPayload, OverwritePayload, DeletePayload, ClearPayload,
+//   - Points: Upsert (with update_filter and update_mode insert_only,
+//     update_only or upsert, skipping excluded points silently as Qdrant
+//     does), Get, Delete (by ids or by filter), Count (always exact, whatever
+//     the exact flag), Scroll (by id with next_page_offset, or by order_by
+//     over a key with an integer, float or datetime index: a point once per
+//     value, ties by id, no next_page_offset), SetPayload, OverwritePayload,
+//     DeletePayload, ClearPayload (each by ids or by filter),
 //     CreateFieldIndex, DeleteFieldIndex, Search, and Query (nearest dense or
 //     sparse queries, nested prefetches, RRF and DBSF fusion).
 //   - Filters: must, should, must_not, min_should, nested filters, match
@@ -25,7 +30,9 @@
 //     has_vector and nested object conditions, over payload paths such as
 //     "a.b", "a[].b" and "a[0]".
 //
-// Everything else answers codes.Unimplemented. Payload indexes are recorded
-// and reported but do not change results: a text match is a substring match,
-// as Qdrant's is on a field without a full-text index.
+// Everything else answers codes.Unimplemented (among them UpdateVectors,
+// UpdateBatch, the Query API's order_by and shard keys). Payload indexes
+// are recorded and reported and decide whether order_by is allowed, but do
+// not change filter results: a text match is a substring match, as Qdrant's
+// is on a field without a full-text index.
 package qdrantserver

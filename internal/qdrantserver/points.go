@@ -15,10 +15,15 @@ type pointsService struct {
 }
 
 // Upsert inserts or replaces points whole. The batch is checked first and
-// applied only if every point is valid.
+// applied only if every point is valid. update_filter and update_mode make
+// it conditional (see conditional.go): points they exclude are skipped
+// silently, and the result is the same either way.
 func (s *pointsService) Upsert(_ context.Context, req *qdrant.UpsertPoints) (*qdrant.PointsOperationResponse, error) {
-	if req.UpdateFilter != nil || req.GetShardKeySelector() != nil {
-		return nil, status.Error(codes.Unimplemented, "qdrantserver: update_filter and shard keys are not supported")
+	if req.GetShardKeySelector() != nil {
+		return nil, status.Error(codes.Unimplemented, "qdrantserver: shard keys are not supported")
+	}
+	if err := validateFilter(req.GetUpdateFilter()); err != nil {
+		return nil, err
 	}
 	var resp *qdrant.PointsOperationResponse
 	err := s.db.write(req.GetCollectionName(), func(c *collection) error {
@@ -30,7 +35,7 @@ func (s *pointsService) Upsert(_ context.Context, req *qdrant.UpsertPoints) (*qd
 			}
 			batch = append(batch, p)
 		}
-		for _, p := range batch {
+		for _, p := range c.conditionalKeep(batch, req.UpdateFilter, req.GetUpdateMode()) {
 			c.points[p.id] = p
 		}
 		resp = c.updated(req.Wait)
@@ -238,7 +243,10 @@ func denseOut(v []float32) *qdrant.VectorOutput {
 	return &qdrant.VectorOutput{Vector: &qdrant.VectorOutput_Dense{Dense: &qdrant.DenseVector{Data: append([]float32(nil), v...)}}}
 }
 
-// Count counts the points passing a filter, always exactly.
+// Count counts the points passing a filter. It always counts exactly,
+// whatever the request's exact flag: Qdrant documents exact false as "count
+// approximate number of points faster", and an exact count is a valid
+// approximation.
 func (s *pointsService) Count(_ context.Context, req *qdrant.CountPoints) (*qdrant.CountResponse, error) {
 	var n int
 	err := s.db.read(req.GetCollectionName(), func(c *collection) error {
@@ -254,11 +262,9 @@ func (s *pointsService) Count(_ context.Context, req *qdrant.CountPoints) (*qdra
 
 // Scroll pages through the points passing a filter in id order, from the
 // offset id on (inclusive), limit 10 by default; NextPageOffset is the id
-// the next page starts at, nil on the last page.
+// the next page starts at, nil on the last page. With order_by it orders by
+// a payload key instead (see orderby.go) and never returns NextPageOffset.
 func (s *pointsService) Scroll(_ context.Context, req *qdrant.ScrollPoints) (*qdrant.ScrollResponse, error) {
-	if req.OrderBy != nil {
-		return nil, status.Error(codes.Unimplemented, "qdrantserver: scroll order_by is not supported")
-	}
 	resp := &qdrant.ScrollResponse{}
 	err := s.db.read(req.GetCollectionName(), func(c *collection) error {
 		limit := 10
@@ -267,6 +273,11 @@ func (s *pointsService) Scroll(_ context.Context, req *qdrant.ScrollPoints) (*qd
 		}
 		if limit == 0 {
 			return badInput("Validation error in JSON body: [limit: value 0 invalid, must be 1 or larger]")
+		}
+		if req.OrderBy != nil {
+			ps, err := c.scrollOrdered(req, limit)
+			resp.Result = ps
+			return err
 		}
 		var from *pointID
 		if req.Offset != nil {
