@@ -195,42 +195,24 @@ func andFilters(a, b *qdrant.Filter) *qdrant.Filter {
 // 1 / (k + rank) with the default weight 1; a weight of 0 or less adds
 // nothing.
 func rrf(sources [][]hit, k int, weights []float32) []hit {
-	scores := map[pointID]*hit{}
-	var order []*hit
-	for i, src := range sources {
+	return fuse(sources, func(src, rank int) float32 {
 		w := float32(1)
 		if weights != nil {
-			w = weights[i]
+			w = weights[src]
 		}
-		for rank, h := range src {
-			s := float32(0)
-			if w > 0 {
-				s = 1 / (float32(rank+1)/w + float32(k) - 1)
-			}
-			if e, ok := scores[h.p.id]; ok {
-				e.score += s
-				continue
-			}
-			e := &hit{p: h.p, score: s}
-			scores[h.p.id] = e
-			order = append(order, e)
+		if w <= 0 {
+			return 0
 		}
-	}
-	out := make([]hit, len(order))
-	for i, e := range order {
-		out[i] = *e
-	}
-	sortHits(out, false)
-	return out
+		return 1 / (float32(rank+1)/w + float32(k) - 1)
+	})
 }
 
 // dbsf is Qdrant's distribution-based score fusion: each source's scores
 // are normalised between mean - 3σ and mean + 3σ (sample deviation; a lone
 // point, or a source with σ = 0, scores 0.5) and summed per point.
 func dbsf(sources [][]hit) []hit {
-	scores := map[pointID]*hit{}
-	var order []*hit
-	for _, src := range sources {
+	norms := make([][]float32, len(sources))
+	for si, src := range sources {
 		norm := make([]float32, len(src))
 		switch len(src) {
 		case 0:
@@ -253,12 +235,24 @@ func dbsf(sources [][]hit) []hit {
 				}
 			}
 		}
-		for i, h := range src {
+		norms[si] = norm
+	}
+	return fuse(sources, func(src, rank int) float32 { return norms[src][rank] })
+}
+
+// fuse sums, for each point of sources, what score gives it for its rank
+// in each source holding it, and returns the points best first.
+func fuse(sources [][]hit, score func(src, rank int) float32) []hit {
+	scores := map[pointID]*hit{}
+	var order []*hit
+	for si, src := range sources {
+		for rank, h := range src {
+			s := score(si, rank)
 			if e, ok := scores[h.p.id]; ok {
-				e.score += norm[i]
+				e.score += s
 				continue
 			}
-			e := &hit{p: h.p, score: norm[i]}
+			e := &hit{p: h.p, score: s}
 			scores[h.p.id] = e
 			order = append(order, e)
 		}

@@ -74,17 +74,19 @@ func badInput(format string, args ...any) error {
 func (s *store) read(name string, f func(*collection) error) error {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	c, ok := s.collections[name]
-	if !ok {
-		return notFound(name)
-	}
-	return f(c)
+	return s.on(name, f)
 }
 
 // write runs f on the named collection under the write lock.
 func (s *store) write(name string, f func(*collection) error) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.on(name, f)
+}
+
+// on runs f on the named collection, NotFound when there is none; the
+// caller holds s.mu.
+func (s *store) on(name string, f func(*collection) error) error {
 	c, ok := s.collections[name]
 	if !ok {
 		return notFound(name)
