@@ -176,6 +176,11 @@ func TestSearchMatchesRank(t *testing.T) {
 	defer func(floor int) { packFloor = floor }(packFloor)
 	packFloor = 4
 	t.Run("packed often", func(t *testing.T) { testSearchMatchesRank(t, layouts["two corpora"]) })
+	// Every search marks its partitions in a map, as a search of a few
+	// partitions of a large corpus does (denseMarks).
+	defer func(d int64) { denseMarks = d }(denseMarks)
+	denseMarks = 0
+	t.Run("marks in a map", func(t *testing.T) { testSearchMatchesRank(t, layouts["one corpus"]) })
 }
 
 func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {

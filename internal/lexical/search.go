@@ -179,22 +179,21 @@ func distinct[R comparable](parts []*Index[R], s *scratch) ([]*Index[R], *Corpus
 	if c == nil {
 		return nil, nil
 	}
-	s.unmark(c.last)
+	s.unmark(c.last, len(parts))
 	var out []*Index[R] // made at the first partition dropped
 	for k, x := range parts {
-		if x == nil || x.docs == 0 || s.mark[x.num] == s.gen {
+		if x == nil || x.docs == 0 || s.marked(x.num) {
 			if out == nil {
 				out = append(make([]*Index[R], 0, len(parts)-1), parts[:k]...)
 			}
 			continue
 		}
 		if out != nil {
-			s.place[x.num] = int32(len(out))
+			s.mark(x.num, int32(len(out)))
 			out = append(out, x)
 		} else {
-			s.place[x.num] = int32(k)
+			s.mark(x.num, int32(k))
 		}
-		s.mark[x.num] = s.gen
 	}
 	if out == nil {
 		return parts, c
@@ -239,36 +238,71 @@ type scratch struct {
 	k     int
 	cands []candidate
 	warm  int32 // what touch read
-	// mark and place are by partition number (Corpus): a partition of
-	// the search is marked with gen, and place is where it is among the
-	// search's partitions. A search takes the next gen, so no clearing
-	// is needed between searches.
-	mark  []uint32
-	place []int32
-	gen   uint32
+	// A search's partitions are marked by number (Corpus), with their
+	// places among them: in dense arrays by number, each search taking
+	// the next gen so that no clearing is needed between searches; or,
+	// for a few partitions of a corpus of many, in a map (sparse), so
+	// that the arrays need not grow to the corpus's size.
+	dense  bool
+	marks  []uint32
+	places []int32
+	gen    uint32
+	sparse map[int32]int32
 }
 
-// unmark readies s's marks for a search over partitions numbered up to
-// last: the marks of earlier searches no longer count.
-func (s *scratch) unmark(last int32) {
-	if len(s.mark) <= int(last) {
-		s.mark = make([]uint32, last+1+last/4)
-		s.place = make([]int32, len(s.mark))
+// denseMarks is how many times more partitions a corpus may number than
+// a search covers for the search to mark them in arrays, not a map.
+// Tests change it.
+var denseMarks int64 = 64
+
+// unmark readies s's marks for a search over n partitions numbered up
+// to last: the marks of earlier searches no longer count.
+func (s *scratch) unmark(last int32, n int) {
+	s.dense = int64(n)*denseMarks >= int64(last)
+	if !s.dense {
+		if s.sparse == nil {
+			s.sparse = make(map[int32]int32, n)
+		}
+		clear(s.sparse)
+		return
+	}
+	if len(s.marks) <= int(last) {
+		s.marks = make([]uint32, last+1+last/4)
+		s.places = make([]int32, len(s.marks))
 	}
 	s.gen++
 	if s.gen == 0 { // wrapped: every mark might be taken for current
-		clear(s.mark)
+		clear(s.marks)
 		s.gen = 1
 	}
+}
+
+// mark marks the partition numbered num as the search's, at place k.
+func (s *scratch) mark(num, k int32) {
+	if !s.dense {
+		s.sparse[num] = k
+		return
+	}
+	s.marks[num], s.places[num] = s.gen, k
+}
+
+// marked reports whether the partition numbered num is marked.
+func (s *scratch) marked(num int32) bool {
+	_, ok := s.placeOf(num)
+	return ok
 }
 
 // placeOf returns the place among the search's partitions of the
 // partition numbered num, false when it is not one of them.
 func (s *scratch) placeOf(num int32) (int32, bool) {
-	if s.mark[num] != s.gen {
+	if !s.dense {
+		k, ok := s.sparse[num]
+		return k, ok
+	}
+	if s.marks[num] != s.gen {
 		return 0, false
 	}
-	return s.place[num], true
+	return s.places[num], true
 }
 
 // candidate is a document that reached the bar: partition part of a

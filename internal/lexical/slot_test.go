@@ -145,7 +145,7 @@ func TestMarksWrap(t *testing.T) {
 	}
 	// b's mark is left at the generation the wrap comes back to.
 	s.gen = math.MaxUint32
-	s.mark[b.num] = 1
+	s.marks[b.num] = 1
 	parts, got := distinct([]*Index[int]{a, a, b}, s)
 	if got != c || len(parts) != 2 || parts[0] != a || parts[1] != b {
 		t.Fatalf("after the wrap: %d partitions, corpus %v", len(parts), got == c)
