@@ -1,0 +1,240 @@
+package qdrant
+
+import (
+	"context"
+	"math"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	qc "github.com/qdrant/go-client/qdrant"
+	"google.golang.org/grpc"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// Options configure a Driver.
+type Options struct {
+	// Client is the Qdrant client the driver calls. It is required by
+	// New, and the driver never closes it: its owner does, after Close.
+	// Open makes one and leaves this field nil.
+	Client *qc.Client
+	// Collection is the collection holding the store's records: one
+	// collection per store. New creates it, with its payload indexes,
+	// when it does not exist. It is required.
+	Collection string
+	// Clock decides expiry; nil means time.Now.
+	Clock memory.Clock
+}
+
+// Driver is a driver.Driver and driver.Sweeper over one Qdrant
+// collection. It is safe for concurrent use; see the package
+// documentation for what it guarantees.
+type Driver struct {
+	client *qc.Client
+	own    bool // the driver made client (Open) and closes it
+	coll   string
+	clock  memory.Clock
+
+	// mu is held for reading by every call while it uses the client and
+	// for writing by Close, so a call never runs on a closed client.
+	mu     sync.RWMutex
+	closed bool
+
+	dims atomic.Int64 // the store's vector dimension once read; 0 until known
+}
+
+var (
+	_ driver.Driver  = (*Driver)(nil)
+	_ driver.Sweeper = (*Driver)(nil)
+)
+
+// maxRecvBytes is the largest response the driver accepts: pages of
+// records of up to 1 MiB of content each are larger than grpc-go's
+// default of 4 MiB.
+const maxRecvBytes = 1 << 30
+
+// recvOpt raises the receive limit of the calls that return records.
+var recvOpt = grpc.MaxCallRecvMsgSize(maxRecvBytes)
+
+// New returns a driver over opt.Collection through opt.Client, creating
+// the collection and its payload indexes when it does not exist, and the
+// indexes it lacks when it does.
+func New(ctx context.Context, opt Options) (*Driver, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if opt.Client == nil {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Client is nil")
+	}
+	if opt.Collection == "" || len(opt.Collection) > 255 {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Collection must be 1 to 255 bytes, got %d", len(opt.Collection))
+	}
+	d := &Driver{client: opt.Client, coll: opt.Collection, clock: opt.Clock}
+	if err := d.ensureCollection(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Open connects to the Qdrant gRPC endpoint addr ("host:port", port 6334
+// by default), without TLS or API key, and returns a driver over
+// opt.Collection as New does; opt.Client must be nil. The driver owns the
+// client it made and closes it in Close. For TLS, an API key or other
+// client settings, make the client and call New.
+func Open(ctx context.Context, addr string, opt Options) (*Driver, error) {
+	if opt.Client != nil {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Open makes its own client; use New with Options.Client")
+	}
+	host, port, err := splitAddr(addr)
+	if err != nil {
+		return nil, err
+	}
+	client, err := qc.NewClient(&qc.Config{
+		Host: host, Port: port, PoolSize: 1,
+		GrpcOptions: []grpc.DialOption{grpc.WithDefaultCallOptions(recvOpt, grpc.MaxCallSendMsgSize(math.MaxInt32))},
+	})
+	if err != nil {
+		return nil, memory.Wrap(memory.ErrInvalidArgument, err, "qdrant: client for "+addr)
+	}
+	opt.Client = client
+	d, err := New(ctx, opt)
+	if err != nil {
+		_ = client.Close()
+		return nil, err
+	}
+	d.own = true
+	return d, nil
+}
+
+// splitAddr reads "host:port" or "host" (port 6334).
+func splitAddr(addr string) (string, int, error) {
+	host, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		if addr == "" {
+			return "", 0, memory.Errorf(memory.ErrInvalidArgument, "qdrant: empty address")
+		}
+		return addr, 6334, nil
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, memory.Errorf(memory.ErrInvalidArgument, "qdrant: bad port in address %q", addr)
+	}
+	return host, port, nil
+}
+
+// Collection returns the name of the driver's collection.
+func (d *Driver) Collection() string { return d.coll }
+
+// Close marks the driver closed, waiting for the calls in flight, and
+// closes the client when Open made it. It is idempotent; every later call
+// fails with memory.ErrClosed.
+func (d *Driver) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	if d.own {
+		if err := d.client.Close(); err != nil {
+			return memory.Wrap(memory.ErrClosed, err, "qdrant: closing the client")
+		}
+	}
+	return nil
+}
+
+// enter starts a call: it fails with memory.ErrClosed after Close, and
+// otherwise holds d.mu for reading until the returned function runs.
+func (d *Driver) enter() (func(), error) {
+	d.mu.RLock()
+	if d.closed {
+		d.mu.RUnlock()
+		return nil, memory.Errorf(memory.ErrClosed, "qdrant driver is closed")
+	}
+	return d.mu.RUnlock, nil
+}
+
+// points returns the Points service client.
+func (d *Driver) points() qc.PointsClient { return d.client.GetPointsClient() }
+
+// Payload index types, for ensureCollection.
+type index struct {
+	field string
+	typ   qc.FieldType
+	param *qc.PayloadIndexParams
+}
+
+// indexes lists the payload indexes the driver's filters use.
+func indexes() []index {
+	kw := func(field string, tenant bool) index {
+		p := &qc.KeywordIndexParams{}
+		if tenant {
+			p.IsTenant = qc.PtrOf(true)
+		}
+		return index{field, qc.FieldType_FieldTypeKeyword, qc.NewPayloadIndexParamsKeyword(p)}
+	}
+	num := func(field string) index {
+		return index{field, qc.FieldType_FieldTypeInteger, qc.NewPayloadIndexParamsInt(&qc.IntegerIndexParams{Lookup: qc.PtrOf(true), Range: qc.PtrOf(true)})}
+	}
+	out := []index{kw(fTenant, true)}
+	for _, f := range identityFields[1:] {
+		out = append(out, kw(f.name, false))
+	}
+	return append(out,
+		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false),
+		index{fDead, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
+		num(fCreated), num(fExpires), num(fExpSec), num(fExpNano), num(fDelAt),
+	)
+}
+
+// ensureCollection creates the collection when it is missing, and the
+// payload indexes it lacks.
+func (d *Driver) ensureCollection(ctx context.Context) error {
+	cols := d.client.GetCollectionsClient()
+	ex, err := cols.CollectionExists(ctx, &qc.CollectionExistsRequest{CollectionName: d.coll})
+	if err != nil {
+		return classify(ctx, err, "qdrant: does collection "+strconv.Quote(d.coll)+" exist")
+	}
+	have := map[string]bool{}
+	if !ex.GetResult().GetExists() {
+		// No vectors yet: an empty map of named vectors, as REST's
+		// "vectors": {}.
+		_, err := cols.Create(ctx, &qc.CreateCollection{
+			CollectionName: d.coll,
+			VectorsConfig:  qc.NewVectorsConfigMap(map[string]*qc.VectorParams{}),
+		})
+		if err != nil && kindOf(err) != memory.ErrConflict { // AlreadyExists: another opener won
+			return classify(ctx, err, "qdrant: creating collection "+strconv.Quote(d.coll))
+		}
+	}
+	info, err := cols.Get(ctx, &qc.GetCollectionInfoRequest{CollectionName: d.coll})
+	if err != nil {
+		return classify(ctx, err, "qdrant: reading collection "+strconv.Quote(d.coll))
+	}
+	for k := range info.GetResult().GetPayloadSchema() {
+		have[k] = true
+	}
+	for _, ix := range indexes() {
+		if have[ix.field] {
+			continue
+		}
+		_, err := d.points().CreateFieldIndex(ctx, &qc.CreateFieldIndexCollection{
+			CollectionName: d.coll, Wait: qc.PtrOf(true), FieldName: ix.field,
+			FieldType: qc.PtrOf(ix.typ), FieldIndexParams: ix.param,
+			Ordering: strong(),
+		})
+		if err != nil {
+			return classify(ctx, err, "qdrant: creating the payload index on "+ix.field)
+		}
+	}
+	return nil
+}
+
+// strong is the write ordering of every write: through the shard's
+// permanent leader.
+func strong() *qc.WriteOrdering {
+	return &qc.WriteOrdering{Type: qc.WriteOrderingType_Strong}
+}
