@@ -6,6 +6,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // classify wraps an API error with the memory sentinel it amounts to, so
@@ -14,13 +15,7 @@ import (
 // unchanged. An unreachable or failing API server is memory.ErrClosed, as
 // a lost database connection is for the SQL drivers.
 func classify(ctx context.Context, err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil {
-		return cerr
-	}
-	return memory.Wrap(kindOf(err), err, msg)
+	return driver.Fail(ctx, kindOf, err, msg)
 }
 
 // kindOf maps an API error to a sentinel by its status reason.

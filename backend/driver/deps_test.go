@@ -18,7 +18,7 @@ var storePackages = []string{
 // so a program that uses a driver directly links neither. As a check of
 // the check, the tiers package, which builds on Store, must show both.
 func TestDriversImportNoStore(t *testing.T) {
-	for _, pkg := range []string{"inmem", "sqlite", "postgres", "fs", "configmap"} {
+	for _, pkg := range []string{"inmem", "sqlite", "postgres", "fs", "configmap", "qdrant"} {
 		pkg = "github.com/agentmem/memory/backend/" + pkg
 		deps := listDeps(t, pkg)
 		if !slices.Contains(deps, "github.com/agentmem/memory/backend/driver") {

@@ -9,6 +9,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -25,11 +26,11 @@ var sq = sqldriver.New(sqldriver.Dialect{
 
 // classify wraps a native error with the memory sentinel kindOf gives it;
 // see sqldriver.Classify.
-func classify(err error, msg string) error { return sqldriver.Classify(kindOf, err, msg) }
+func classify(err error, msg string) error { return driver.Classify(kindOf, err, msg) }
 
 // fail classifies err unless ctx is done; see sqldriver.Fail.
 func fail(ctx context.Context, err error, msg string) error {
-	return sqldriver.Fail(ctx, kindOf, err, msg)
+	return driver.Fail(ctx, kindOf, err, msg)
 }
 
 // kindOf maps a native error to a sentinel by its SQLSTATE.

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // classify wraps a gRPC error with the memory sentinel it amounts to, so
@@ -14,13 +15,7 @@ import (
 // errors.As to the status error) work. Context errors, also when ctx ended
 // during the call, come back unchanged.
 func classify(ctx context.Context, err error, msg string) error {
-	if err == nil {
-		return nil
-	}
-	if cerr := ctx.Err(); cerr != nil {
-		return cerr
-	}
-	return memory.Wrap(kindOf(err), err, msg)
+	return driver.Fail(ctx, kindOf, err, msg)
 }
 
 // kindOf maps a gRPC error to a sentinel by its status code. A server

@@ -49,26 +49,24 @@ func notMarked() *qc.Condition { return qc.NewMatchBool(fDead, false) }
 // absent (stored as neverSec) or after now, compared as whole seconds and
 // then nanoseconds, since float64 range bounds cannot hold nanoseconds
 // since 1970 exactly.
-func liveAt(now int64) *qc.Condition {
-	s, ns := splitNanos(now)
-	return qc.NewFilterAsCondition(&qc.Filter{Should: []*qc.Condition{
-		qc.NewRange(fExpSec, &qc.Range{Gt: qc.PtrOf(float64(s))}),
-		qc.NewFilterAsCondition(&qc.Filter{Must: []*qc.Condition{
-			qc.NewMatchInt(fExpSec, s),
-			qc.NewRange(fExpNano, &qc.Range{Gt: qc.PtrOf(float64(ns))}),
-		}}),
-	}})
-}
+func liveAt(now int64) *qc.Condition { return expiryAt(now, false) }
 
 // expiredAt holds for a record expired at now: expires <= now, the
 // complement of liveAt among records.
-func expiredAt(now int64) *qc.Condition {
+func expiredAt(now int64) *qc.Condition { return expiryAt(now, true) }
+
+// expiryAt is liveAt, or expiredAt when expired is set.
+func expiryAt(now int64, expired bool) *qc.Condition {
 	s, ns := splitNanos(now)
+	sec, nano := &qc.Range{Gt: qc.PtrOf(float64(s))}, &qc.Range{Gt: qc.PtrOf(float64(ns))}
+	if expired {
+		sec, nano = &qc.Range{Lt: qc.PtrOf(float64(s))}, &qc.Range{Lte: qc.PtrOf(float64(ns))}
+	}
 	return qc.NewFilterAsCondition(&qc.Filter{Should: []*qc.Condition{
-		qc.NewRange(fExpSec, &qc.Range{Lt: qc.PtrOf(float64(s))}),
+		qc.NewRange(fExpSec, sec),
 		qc.NewFilterAsCondition(&qc.Filter{Must: []*qc.Condition{
 			qc.NewMatchInt(fExpSec, s),
-			qc.NewRange(fExpNano, &qc.Range{Lte: qc.PtrOf(float64(ns))}),
+			qc.NewRange(fExpNano, nano),
 		}}),
 	}})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/sqldriver"
 )
 
@@ -18,11 +19,11 @@ var sq = sqldriver.New(sqldriver.Dialect{Name: "sqlite", Kind: kindOf, PinIndex:
 
 // classify wraps a native error with the memory sentinel kindOf gives it;
 // see sqldriver.Classify.
-func classify(err error, msg string) error { return sqldriver.Classify(kindOf, err, msg) }
+func classify(err error, msg string) error { return driver.Classify(kindOf, err, msg) }
 
 // fail classifies err unless ctx is done; see sqldriver.Fail.
 func fail(ctx context.Context, err error, msg string) error {
-	return sqldriver.Fail(ctx, kindOf, err, msg)
+	return driver.Fail(ctx, kindOf, err, msg)
 }
 
 func kindOf(err error) error {

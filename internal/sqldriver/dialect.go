@@ -15,7 +15,7 @@ type Dialect struct {
 	// Name starts error messages and log records ("sqlite: list records").
 	Name string
 	// Kind classifies the engine's native errors.
-	Kind Classifier
+	Kind driver.Classifier
 	// Numbered writes placeholders as $1, $2, … (PostgreSQL) instead of ?.
 	Numbered bool
 	// PinIndex makes a record query name the one identity index it reads,
@@ -288,7 +288,7 @@ func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db RowsQuer
 	query, args := s.listSQL(columns, q, now)
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
+		return nil, driver.Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 	}
 	// A list by ids returns at most one record an id.
 	size := q.Limit
@@ -297,7 +297,7 @@ func (s *SQL) List(ctx context.Context, g *Gate, clock memory.Clock, db RowsQuer
 	}
 	out, err := Collect(rows, size, s.ScanRecord)
 	if err != nil {
-		return nil, Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
+		return nil, driver.Fail(ctx, s.d.Kind, err, s.d.Name+": list records")
 	}
 	if len(q.IDs) > 0 {
 		// Ordered here (listSQL): the database's sort would copy each

@@ -29,11 +29,11 @@ func (s *SQL) FetchMatches(ctx context.Context, db RowsQueryer, columns, tenant 
 	what := s.d.Name + ": read the records found"
 	rows, err := db.QueryContext(ctx, b.String(), args...)
 	if err != nil {
-		return nil, Fail(ctx, s.d.Kind, err, what)
+		return nil, driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	recs, err := Collect(rows, len(found), s.ScanRecord)
 	if err != nil {
-		return nil, Fail(ctx, s.d.Kind, err, what)
+		return nil, driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	byID := make(map[string]memory.Record, len(recs))
 	for _, r := range recs {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Schema is a driver's schema history, kept in its own SQL text: the
@@ -67,21 +68,21 @@ func (s *SQL) SchemaVersion(ctx context.Context, q Queryer, sc Schema) (int, err
 // log, and records the new version. Errors are classified.
 func (s *SQL) Migrate(ctx context.Context, q Queryer, sc Schema, log *slog.Logger) error {
 	if _, err := q.ExecContext(ctx, sc.CreateTable); err != nil {
-		return Classify(s.d.Kind, err, s.d.Name+": create schema table")
+		return driver.Classify(s.d.Kind, err, s.d.Name+": create schema table")
 	}
 	v, err := s.SchemaVersion(ctx, q, sc)
 	if err != nil {
-		return Classify(s.d.Kind, err, s.d.Name+": read schema version")
+		return driver.Classify(s.d.Kind, err, s.d.Name+": read schema version")
 	}
 	if err := s.CheckVersion(sc, v); err != nil {
 		return err
 	}
 	for ; v < sc.Version; v++ {
 		if _, err := q.ExecContext(ctx, sc.Migrations[v]); err != nil {
-			return Classify(s.d.Kind, err, s.d.Name+": migrate schema to version "+strconv.Itoa(v+1))
+			return driver.Classify(s.d.Kind, err, s.d.Name+": migrate schema to version "+strconv.Itoa(v+1))
 		}
 		log.Debug(s.d.Name+": migrated schema", "version", v+1)
 	}
 	_, err = q.ExecContext(ctx, s.recordSchemaSQL, sc.Version)
-	return Classify(s.d.Kind, err, s.d.Name+": record schema version")
+	return driver.Classify(s.d.Kind, err, s.d.Name+": record schema version")
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/internal/hugepages"
 	"github.com/agentmem/memory/internal/lexical"
 	"github.com/agentmem/memory/internal/varint"
@@ -119,7 +120,7 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 			return err
 		})
 		if err != nil {
-			return Fail(ctx, s.d.Kind, err, what)
+			return driver.Fail(ctx, s.d.Kind, err, what)
 		}
 		hdr.Chunks++
 	}
@@ -144,7 +145,7 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 	if errors.Is(err, errSnapshotGone) {
 		return nil
 	}
-	return Fail(ctx, s.d.Kind, err, what)
+	return driver.Fail(ctx, s.d.Kind, err, what)
 }
 
 // readSnapshot reads on q, which must read from one snapshot of the

@@ -36,7 +36,7 @@ func (s *SQL) CheckSwap(ctx context.Context, q Queryer, rec memory.Record, expec
 		return 0, nil
 	}
 	if err != nil {
-		return 0, Fail(ctx, s.d.Kind, err, s.d.Name+": read the stored version")
+		return 0, driver.Fail(ctx, s.d.Kind, err, s.d.Name+": read the stored version")
 	}
 	if w != rec.Identity {
 		return 0, driver.HeldByAnother(rec.ID)

@@ -61,7 +61,7 @@ func (s *SQL) Renew(ctx context.Context, q Queryer, l driver.Lease, until int64)
 		return driver.Lease{}, driver.StaleLease(l)
 	}
 	if err != nil {
-		return driver.Lease{}, Fail(ctx, s.d.Kind, err, s.d.Name+": renew claim")
+		return driver.Lease{}, driver.Fail(ctx, s.d.Kind, err, s.d.Name+": renew claim")
 	}
 	return out, nil
 }
@@ -72,11 +72,11 @@ func (s *SQL) Renew(ctx context.Context, q Queryer, l driver.Lease, until int64)
 func (s *SQL) Settle(ctx context.Context, q Queryer, query string, l driver.Lease, what string) error {
 	res, err := q.ExecContext(ctx, query, l.Queue, l.ID, l.Token)
 	if err != nil {
-		return Fail(ctx, s.d.Kind, err, what)
+		return driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return Fail(ctx, s.d.Kind, err, what)
+		return driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	if n != 1 {
 		return driver.StaleLease(l)
@@ -113,11 +113,11 @@ func (s *SQL) EraseWork(ctx context.Context, q Queryer, queue string, f memory.F
 	what := s.d.Name + ": erase work"
 	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
-		return 0, Fail(ctx, s.d.Kind, err, what)
+		return 0, driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
-		return 0, Fail(ctx, s.d.Kind, err, what)
+		return 0, driver.Fail(ctx, s.d.Kind, err, what)
 	}
 	return n, nil
 }
