@@ -311,8 +311,12 @@ func TestVectorSnapshotLarge(t *testing.T) {
 	if err := d.storeVectorSnapshot(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// The chunks of the snapshot the header names: a snapshot written in
+	// the background beside it may have chunks of its own in the table.
 	var chunks, largest int
-	if err := d.r.QueryRow(`SELECT count(*), max(length(data)) FROM memory_vector_snapshots`).Scan(&chunks, &largest); err != nil {
+	if err := d.r.QueryRow(`SELECT count(*), max(length(data)) FROM memory_vector_snapshots
+		WHERE generation = (SELECT value ->> '$.generation' FROM memory_settings WHERE name = ?)`,
+		sqldriver.SettingVectorSnapshot).Scan(&chunks, &largest); err != nil {
 		t.Fatal(err)
 	}
 	if chunks < 2 || largest != sqldriver.SnapshotChunkBytes {
@@ -334,5 +338,44 @@ func TestVectorSnapshotLarge(t *testing.T) {
 	// The chunks were read in place (blobs.go), not through database/sql.
 	if read := blobReads.Load() - before; read < int64(chunks) {
 		t.Errorf("%d of the snapshot's %d chunks were read in place", read, chunks)
+	}
+}
+
+// TestOvertakenSnapshotLeavesNoChunks checks that a snapshot write
+// another completes first, between two of its chunks, drops the chunks
+// it wrote after the other's write dropped the earlier ones: the table
+// holds the stored snapshot's chunks only.
+func TestOvertakenSnapshotLeavesNoChunks(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(filepath.Join(t.TempDir(), "overtaken.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	mine := make([]byte, 2*sqldriver.SnapshotChunkBytes+10) // three chunks
+	writes := 0
+	overtaken := func(ctx context.Context, fn func(sqldriver.Queryer) error) error {
+		if writes++; writes == 2 { // after the first chunk, another snapshot whole
+			if err := sq.WriteVectorSnapshot(ctx, d.inTx, "other", []byte("other")); err != nil {
+				return err
+			}
+		}
+		return d.inTx(ctx, fn)
+	}
+	if err := sq.WriteVectorSnapshot(ctx, overtaken, "mine", mine); err != nil {
+		t.Fatal(err)
+	}
+	if writes != 4 {
+		t.Fatalf("%d transactions, want 3 chunks and the last check", writes)
+	}
+	var tag string
+	var stray int
+	if err := d.r.QueryRow(`SELECT value ->> '$.tag', (SELECT count(*) FROM memory_vector_snapshots
+		WHERE generation <> (SELECT value ->> '$.generation' FROM memory_settings WHERE name = ?))
+		FROM memory_settings WHERE name = ?`, sqldriver.SettingVectorSnapshot, sqldriver.SettingVectorSnapshot).Scan(&tag, &stray); err != nil {
+		t.Fatal(err)
+	}
+	if tag != "other" || stray != 0 {
+		t.Errorf("stored snapshot %q, and %d chunks of another left in the table", tag, stray)
 	}
 }

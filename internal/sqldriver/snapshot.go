@@ -80,8 +80,9 @@ const (
 	countChunksSQL = `SELECT count(*) FROM TABLE WHERE generation = ?`
 	setSettingSQL  = `INSERT INTO memory_settings (name, value) VALUES (?, ?)
 	ON CONFLICT (name) DO UPDATE SET value = excluded.value`
-	dropOthersSQL = `DELETE FROM TABLE WHERE generation <> ?`
-	readChunksSQL = `SELECT data FROM TABLE WHERE generation = ? ORDER BY seq`
+	dropOthersSQL     = `DELETE FROM TABLE WHERE generation <> ?`
+	dropGenerationSQL = `DELETE FROM TABLE WHERE generation = ?`
+	readChunksSQL     = `SELECT data FROM TABLE WHERE generation = ? ORDER BY seq`
 	// The chunks by rowid, for a dialect that reads blobs in place
 	// (Dialect.Blobs, SQLite); length() reads no blob's content.
 	chunkRowsSQL  = `SELECT rowid, length(data) FROM TABLE WHERE generation = ? ORDER BY seq`
@@ -94,15 +95,11 @@ func (s *SQL) storeSQL(st snapshotStore, statement string) string {
 	return s.d.rebind(strings.ReplaceAll(statement, "TABLE", st.table))
 }
 
-// errSnapshotGone is why a snapshot write gave up: another writer
-// deleted its chunks meanwhile.
-var errSnapshotGone = errors.New("another snapshot was stored meanwhile")
-
 // writeSnapshot stores data, a snapshot of a cache current at tag, as
 // st's snapshot, writing through inTx, which runs fn in a write
 // transaction of the driver's and commits it when fn returns nil. A
-// write that another completes first gives up, returning nil. Errors
-// are classified.
+// write that another completes first gives up, dropping what it wrote,
+// and returns nil. Errors are classified.
 func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx context.Context, fn func(q Queryer) error) error, tag string, data []byte) error {
 	hdr := Snapshot{
 		Generation: rand.Int64(), Bytes: len(data), CRC32C: crc32.Checksum(data, crcTable),
@@ -134,7 +131,11 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 			return err
 		}
 		if n != hdr.Chunks {
-			return errSnapshotGone
+			// Another writer's snapshot replaced this one while it was
+			// written, dropping the chunks written before; the chunks
+			// written after would stay until the next snapshot.
+			_, err := q.ExecContext(ctx, s.storeSQL(st, dropGenerationSQL), hdr.Generation)
+			return err
 		}
 		if _, err := q.ExecContext(ctx, s.d.rebind(setSettingSQL), st.setting, string(desc)); err != nil {
 			return err
@@ -142,9 +143,6 @@ func (s *SQL) writeSnapshot(ctx context.Context, st snapshotStore, inTx func(ctx
 		_, err := q.ExecContext(ctx, s.storeSQL(st, dropOthersSQL), hdr.Generation)
 		return err
 	})
-	if errors.Is(err, errSnapshotGone) {
-		return nil
-	}
 	return driver.Fail(ctx, s.d.Kind, err, what)
 }
 
