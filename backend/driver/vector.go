@@ -20,8 +20,9 @@ type Match struct {
 	// (its exact identity: for a conversation turn, its session) stored in
 	// the search's corpus, taken together as one document, among the
 	// writers q's filter matches as the collection: how well the session as
-	// a whole matches (see lexical.GroupScores in the library's lexical
-	// engine). It is 0 when the writer's records hold none of the words.
+	// a whole matches (see lexical.SearchGroups and Hit.Group in the
+	// library's lexical engine). It is 0 when the writer's records hold
+	// none of the words.
 	WriterScore float64
 }
 

@@ -26,9 +26,9 @@
 // thousand of them (a user's sessions) looks each term up once; the
 // corpus packs its small partitions' short lists into one array from
 // time to time (Corpus.Pack), so that search reads consecutive memory.
-// GroupScores scores each partition's text as one document, among the
-// partitions searched (a writer's, a session's, score as a whole), and
-// the hits of SearchGroups carry their partition's (Hit.Group).
+// SearchGroups' hits also carry their partition's text scored as one
+// document, among the partitions searched (a writer's, a session's,
+// score as a whole: Hit.Group).
 // Query.Count with Stats and a Scorer scores texts without an index, and
 // Rank is the brute-force reference every way of searching (and every
 // driver's text search, in the conformance suite) must agree with, hit

@@ -300,7 +300,7 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		if !slices.Equal(scan.Hits(), want) {
 			t.Fatalf("step %d, query %q: scan %v, Rank %v", step, query, scan.Hits(), want)
 		}
-		checkGroupScores(t, step, query, &q, p, parts, live, searched)
+		groups := checkGroupScores(t, step, query, &q, p, parts, live, searched)
 		// SearchGroups ranks the same, with a partition repeated and a
 		// nil one added, and each hit carries its partition's score.
 		top = NewTopK(k, byID)
@@ -311,17 +311,13 @@ func testSearchMatchesRank(t *testing.T, corpusOf func(i int) int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		groups, err := GroupScores(&q, searched, p)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if len(hits) != len(want) {
 			t.Fatalf("step %d, query %q: SearchGroups %v, Rank %v", step, query, hits, want)
 		}
 		for i, h := range hits {
 			pi := slices.IndexFunc(live, func(m map[int]string) bool { _, ok := m[h.Ref]; return ok })
-			if h.Ref != want[i].Ref || h.Score != want[i].Score || h.Group != groups.Of(parts[pi]) || h.Group <= 0 {
-				t.Fatalf("step %d, query %q: SearchGroups hit %+v, Rank %+v, its partition's score %v", step, query, h, want[i], groups.Of(parts[pi]))
+			if h.Ref != want[i].Ref || h.Score != want[i].Score || h.Group != groups[pi] || h.Group <= 0 {
+				t.Fatalf("step %d, query %q: SearchGroups hit %+v, Rank %+v, its partition's score %v", step, query, h, want[i], groups[pi])
 			}
 		}
 	}
@@ -423,12 +419,16 @@ func checkAccounts(t *testing.T, step int, c *Corpus[int]) {
 	}
 }
 
-// checkGroupScores checks GroupScores over searched against Rank over
-// their live texts joined into one document per partition, a partition
-// listed twice and a nil one added.
-func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, parts []*Index[int], live []map[int]string, searched []*Index[int]) {
+// checkGroupScores checks the partitions' scores as one document that
+// SearchGroups' hits carry, over searched with a partition listed twice
+// and a nil one added, against Rank over their live texts joined into one
+// document per partition: every live document a hit, each carrying its
+// partition's score, and every partition scoring above 0 reached. It
+// returns those scores, by partition.
+func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, parts []*Index[int], live []map[int]string, searched []*Index[int]) []float64 {
 	t.Helper()
 	var groups []Doc[int]
+	docs := 0
 	for i, x := range parts {
 		if !slices.Contains(searched, x) || len(live[i]) == 0 {
 			continue
@@ -439,6 +439,7 @@ func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, 
 			texts[j] = live[i][ref]
 		}
 		groups = append(groups, Doc[int]{i, strings.Join(texts, " ")})
+		docs += len(refs)
 	}
 	want := make([]float64, len(parts))
 	if len(groups) > 0 {
@@ -450,21 +451,27 @@ func checkGroupScores(t *testing.T, step int, query string, q *Query, p Params, 
 			want[h.Ref] = h.Score
 		}
 	}
+	all := *q
+	all.Tags = 0 // every document a candidate
 	withRepeat := append(append(slices.Clone(searched), nil), searched...)
-	got, err := GroupScores(q, withRepeat, p)
+	hits, err := SearchGroups(&all, withRepeat, p, NewTopK(docs+1, byID), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, x := range parts {
-		if got.Of(x) != want[i] {
-			t.Fatalf("step %d, query %q: GroupScores of partition %d %v, Rank over the joined texts %v", step, query, i, got.Of(x), want[i])
+	reached := make([]bool, len(parts))
+	for _, h := range hits {
+		pi := slices.IndexFunc(live, func(m map[int]string) bool { _, ok := m[h.Ref]; return ok })
+		if h.Group != want[pi] {
+			t.Fatalf("step %d, query %q: a hit of partition %d carries %v, Rank over the joined texts %v", step, query, pi, h.Group, want[pi])
+		}
+		reached[pi] = true
+	}
+	for i, w := range want {
+		if w > 0 && !reached[i] {
+			t.Fatalf("step %d, query %q: partition %d scores %v as one document, and no hit of it came", step, query, i, w)
 		}
 	}
-	for x := range got.All() {
-		if x == nil || !slices.Contains(searched, x) {
-			t.Fatalf("step %d: GroupScores scored a partition not searched", step)
-		}
-	}
+	return want
 }
 
 // TestOutsideScopeMovesNoScore checks that documents in a partition not

@@ -7,7 +7,7 @@ type Hit[R any] struct {
 	Ref   R
 	Score float64
 	// Group is, in the hits of SearchGroups, the score of the hit's
-	// partition as one document (GroupScores); 0 elsewhere.
+	// partition as one document; 0 elsewhere.
 	Group float64
 }
 

@@ -15,7 +15,7 @@ import (
 // among them; ties go newest first, then by id. Each match is the
 // record's Ref, for the caller to read the record by its id when it needs
 // it (sqldriver.FetchMatches), and its scores: Score, and WriterScore
-// (lexical.GroupScores over those writers). The caller has checked the
+// (lexical.SearchGroups over those writers: Hit.Group). The caller has checked the
 // arguments (driver.CheckSearchText).
 func (c *Cache) Search(q driver.Query, text string, k int, now int64) ([]driver.RefMatch, error) {
 	parts := c.matching(q.Filter)
