@@ -17,16 +17,15 @@ import "strings"
 // once. The zero Corpus is not ready; NewCorpus is.
 type Corpus[R comparable] struct {
 	terms map[string]*termList[R]
-	// Each partition holding documents has a number, from 1 to last, for
-	// a search to mark its partitions by (scratch.mark) instead of
-	// hashing them; a partition emptied gives its number back (free),
-	// for the next to take, so numbers stay below the most partitions
-	// ever holding documents at once.
-	last int32
-	free []int32
-	// byNum holds the partitions by number; nil where the number is
+	// Each partition holding documents has a number, from 1 to
+	// len(byNum) (last), for a search to mark its partitions by
+	// (scratch.mark) instead of hashing them; a partition emptied gives
+	// its number back (free), for the next to take, so numbers stay
+	// below the most partitions ever holding documents at once. byNum
+	// holds the partitions by number, less one; nil where the number is
 	// free.
 	byNum []*Index[R]
+	free  []int32
 	// packed is how many postings c held when it last packed (pack.go);
 	// added and dropped, how many its partitions added and dropped since.
 	packed, added, dropped int
@@ -60,12 +59,14 @@ func (c *Corpus[R]) number(x *Index[R]) {
 		x.num = c.free[n-1]
 		c.free = c.free[:n-1]
 	} else {
-		c.last++
-		x.num = c.last
 		c.byNum = append(c.byNum, nil)
+		x.num = c.last()
 	}
 	c.byNum[x.num-1] = x
 }
+
+// last is the highest number c has given.
+func (c *Corpus[R]) last() int32 { return int32(len(c.byNum)) }
 
 // release takes x's number back, once x holds no documents.
 func (c *Corpus[R]) release(x *Index[R]) {

@@ -179,7 +179,7 @@ func distinct[R comparable](parts []*Index[R], s *scratch) ([]*Index[R], *Corpus
 	if c == nil {
 		return nil, nil
 	}
-	s.unmark(c.last, len(parts))
+	s.unmark(c.last(), len(parts))
 	var out []*Index[R] // made at the first partition dropped
 	for k, x := range parts {
 		if x == nil || x.docs == 0 || s.marked(x.num) {
