@@ -29,10 +29,13 @@
 // CancelledContext, BadRecords, BadBatches and BadQueries. Each states what
 // it checks in its failure messages. TextSearch checks a driver that
 // declares Config.TextSearch against the lexical engine's reference
-// ranking (internal/lexical.Rank): the same records, order, scores and
-// writer scores, the corpus statistics confined to the filter, writes,
-// replacements and deletions seen by the next search, and bad arguments
-// refused.
+// ranking (internal/lexical.Rank): under ExactTextSearch the same
+// records, order, scores and writer scores; under ApproximateTextSearch
+// results inside the query that share a term with it, as many as the
+// reference's, scores positive and descending, and a recall against the
+// reference of at least 0.9. Under both, the corpus statistics confined
+// to the filter, writes, replacements and deletions seen by the next
+// search, and bad arguments refused.
 //
 // The work queue's subtests (they check a driver that declares
 // Config.Claimer): Claim, ClaimLeases, ClaimModel (a long random sequence
@@ -102,8 +105,9 @@ type Config struct {
 	// VectorSearch declares whether the driver implements
 	// driver.VectorSearcher, and whether its search is exact.
 	VectorSearch VectorSearch
-	// TextSearch declares that the driver implements driver.TextSearcher.
-	TextSearch bool
+	// TextSearch declares whether the driver implements
+	// driver.TextSearcher, and whether its ranking is exact.
+	TextSearch TextSearch
 	// Claimer declares that the driver implements driver.Claimer.
 	Claimer bool
 	// WorkEraser declares that the driver's work queue implements
@@ -133,6 +137,32 @@ const (
 	// ApproximateVectorSearch: Search uses an approximate index, whose
 	// recall@10 against brute force must be at least 0.95.
 	ApproximateVectorSearch
+)
+
+// TextSearch is a driver's text search capability.
+type TextSearch int
+
+const (
+	// NoTextSearch: the driver does not implement driver.TextSearcher.
+	NoTextSearch TextSearch = iota
+	// ExactTextSearch: SearchText ranks as the lexical engine's
+	// reference (internal/lexical.Rank) does: the same records in the
+	// same order, with the same scores and writer scores within 1e-9.
+	ExactTextSearch
+	// ApproximateTextSearch: SearchText ranks close to the reference but
+	// not exactly (its length normalisation or its score precision
+	// differ, say). Every result lies inside the query and shares a term
+	// with the text; there are as many as the reference returns; scores
+	// are above 0 and never increase down the list; and the results'
+	// recall against the reference's, summed over every search the
+	// check compares, is at least 0.9. Writer scores are not compared:
+	// such a driver may report 0. Its statistics must still be those of
+	// the filter's records alone, and its results deterministic: another
+	// tenant's or another user's writes leave a search's ids, scores and
+	// writer scores exactly unchanged. A driver.TextRanker's RankText
+	// must still return what SearchText does, and its WriterRefs
+	// exactly each writer's records.
+	ApproximateTextSearch
 )
 
 // Run runs the conformance suite against the driver c describes, one

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/lexical"
 )
 
 // mapDriver is a small, correct driver kept here so the suite can be
@@ -219,4 +220,182 @@ func (d *mapDriver) Close() error {
 	defer d.mu.Unlock()
 	d.closed = true
 	return nil
+}
+
+// approxText is the map driver with an approximate text search, ranking
+// as a search engine outside the process might: BM25 with the statistics
+// of the filter's records, but every corpus taken to have an average
+// length of approxAvgLength terms, scores rounded to float32, and no
+// writer scores. It must pass ApproximateTextSearch and fail
+// ExactTextSearch. Its fault, unless approxRight, gets it wrong one way.
+type approxText struct {
+	*mapDriver
+	fault approxFault
+}
+
+var _ driver.TextRanker = (*approxText)(nil)
+
+// approxFault is a way of getting approximate text search wrong.
+type approxFault int
+
+const (
+	approxRight       approxFault = iota
+	approxLeak                    // candidates from the whole tenant, whatever else the filter names
+	approxPostFilter              // filter a top k of the whole tenant
+	approxNewestFirst             // return the top k newest first
+	approxNoTerm                  // replace the last result by a record sharing no term
+	approxByAge                   // return the k newest candidates, with made-up descending scores
+	approxZeroScores              // score every result 0
+	approxStoreStats              // statistics of every record of the store
+	approxTenantStats             // statistics of every record of the filter's tenant
+)
+
+// approxAvgLength is the average length, in terms, approxText takes every
+// corpus to have.
+const approxAvgLength = 10
+
+func (d *approxText) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := driver.CheckSearchText(q, text, k); err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
+	}
+	terms := lexical.Terms(text)
+	now := d.clock.Now()
+	tenant := memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: q.Filter.Identity.Tenant}}
+	counted := q.Filter.Matches
+	switch d.fault {
+	case approxStoreStats:
+		counted = func(memory.Identity) bool { return true }
+	case approxTenantStats:
+		counted = tenant.Matches
+	}
+	candidates := q
+	if d.fault == approxLeak || d.fault == approxPostFilter {
+		candidates.Filter = tenant
+	}
+	st := lexical.Stats{DF: make([]int, len(terms))}
+	type doc struct {
+		rec memory.Record
+		dl  int
+		tf  []int
+	}
+	var docs []doc
+	for _, rec := range d.recs {
+		if rec.Content == "" {
+			continue
+		}
+		c := doc{rec: rec, tf: make([]int, len(terms))}
+		for t := range lexical.Analyze(rec.Content) {
+			c.dl++
+			if i := slices.Index(terms, t); i >= 0 {
+				c.tf[i]++
+			}
+		}
+		if counted(rec.Identity) {
+			st.AddDoc(c.dl, c.tf)
+		}
+		if !rec.Expired(now) && candidates.Matches(rec) {
+			docs = append(docs, c)
+		}
+	}
+	st.Length = st.Docs * approxAvgLength
+	sc := lexical.NewScorer(st, lexical.DefaultParams())
+	var out, none []driver.Match
+	for _, c := range docs {
+		m := driver.Match{Record: clone(c.rec), Score: float64(float32(sc.Score(c.dl, c.tf)))}
+		if m.Score > 0 {
+			out = append(out, m)
+		} else {
+			none = append(none, m)
+		}
+	}
+	slices.SortFunc(out, func(a, b driver.Match) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return newestFirst(a, b)
+	})
+	if d.fault == approxByAge {
+		slices.SortFunc(out, newestFirst)
+	}
+	out = out[:min(k, len(out))]
+	switch d.fault {
+	case approxPostFilter:
+		out = slices.DeleteFunc(out, func(m driver.Match) bool { return !q.Matches(m.Record) })
+	case approxNewestFirst:
+		slices.SortFunc(out, newestFirst)
+	case approxNoTerm:
+		if len(out) > 0 && len(none) > 0 {
+			n := slices.MinFunc(none, newestFirst)
+			n.Score = out[len(out)-1].Score
+			out[len(out)-1] = n
+		}
+	case approxByAge:
+		for i := range out {
+			out[i].Score = float64(len(out) - i)
+		}
+	case approxZeroScores:
+		for i := range out {
+			out[i].Score = 0
+		}
+	}
+	return out, nil
+}
+
+// newestFirst orders matches by their records' List order.
+func newestFirst(a, b driver.Match) int {
+	switch {
+	case driver.Newer(a.Record, b.Record):
+		return -1
+	case driver.Newer(b.Record, a.Record):
+		return 1
+	}
+	return 0
+}
+
+func (d *approxText) RankText(ctx context.Context, q driver.Query, text string, k int) ([]driver.RefMatch, error) {
+	ms, err := d.SearchText(ctx, q, text, k)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]driver.RefMatch, len(ms))
+	for i, m := range ms {
+		out[i] = driver.RefMatch{Ref: driver.RefOf(m.Record), Score: m.Score, WriterScore: m.WriterScore}
+	}
+	return out, nil
+}
+
+func (d *approxText) WriterRefs(ctx context.Context, q driver.Query, writers []memory.Identity) ([][]driver.Ref, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := driver.CheckWriterRefs(q, writers); err != nil {
+		return nil, err
+	}
+	d.mu.RLock()
+	defer d.mu.RUnlock()
+	if d.closed {
+		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
+	}
+	now := d.clock.Now()
+	out := make([][]driver.Ref, len(writers))
+	for i, w := range writers {
+		for _, rec := range d.recs {
+			if rec.Identity == w && rec.Content != "" && !rec.Expired(now) && q.Matches(rec) {
+				out[i] = append(out[i], driver.RefOf(rec))
+			}
+		}
+		slices.SortFunc(out[i], driver.CompareRefs)
+	}
+	return out, nil
 }

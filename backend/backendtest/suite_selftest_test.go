@@ -28,16 +28,22 @@ func TestRunMapDriver(t *testing.T) {
 }
 
 // recorder is a reporter that records failures instead of failing the
-// test, so a test can assert that a check fails.
+// test, so a test can assert that a check fails. It keeps what the check
+// logs too.
 type recorder struct {
 	mu     sync.Mutex
 	errors []string
+	logs   []string
 }
 
 type fatalStop struct{}
 
-func (r *recorder) Helper()             {}
-func (r *recorder) Logf(string, ...any) {}
+func (r *recorder) Helper() {}
+func (r *recorder) Logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
 func (r *recorder) Errorf(format string, args ...any) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -51,6 +57,14 @@ func (r *recorder) Fatalf(format string, args ...any) {
 // runRecorded runs the named check against cfg and returns what it
 // reported.
 func runRecorded(t *testing.T, cfg Config, name string) []string {
+	t.Helper()
+	errs, _ := runLogged(t, cfg, name)
+	return errs
+}
+
+// runLogged runs the named check against cfg and returns what it
+// reported and what it logged.
+func runLogged(t *testing.T, cfg Config, name string) (errs, logs []string) {
 	t.Helper()
 	i := slices.IndexFunc(checks, func(c check) bool { return c.name == name })
 	if i < 0 {
@@ -67,7 +81,7 @@ func runRecorded(t *testing.T, cfg Config, name string) []string {
 		}()
 		checks[i].fn(rec, &env{cfg: cfg, t: t, seed: 42, name: name})
 	}()
-	return rec.errors
+	return rec.errors, rec.logs
 }
 
 // leaky wraps a correct driver and drops the user condition from every
@@ -522,13 +536,91 @@ func TestTextSearchCatchesFaults(t *testing.T) {
 				NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 					return &textFault{Driver: inmem.New(inmem.Options{Clock: clock}), fault: fault}
 				},
-				TextSearch: true,
+				TextSearch: ExactTextSearch,
 			}
 			errs := runRecorded(t, cfg, "TextSearch")
 			if len(errs) == 0 {
 				t.Fatalf("the TextSearch check did not notice a text search that %s", fault)
 			}
 			t.Logf("%d failures, first: %s", len(errs), errs[0])
+		})
+	}
+}
+
+// TestApproximateTextSearch checks the ApproximateTextSearch declaration:
+// a driver that ranks exactly passes it, and so does approxText, which
+// ranks with a fixed average length and float32 scores and must fail
+// ExactTextSearch; each fault of approxText must fail it with the failure
+// that names the fault.
+func TestApproximateTextSearch(t *testing.T) {
+	approx := func(fault approxFault, mode TextSearch) Config {
+		return Config{
+			NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
+				return &approxText{mapDriver: newMapDriver(clock), fault: fault}
+			},
+			TextSearch: mode,
+		}
+	}
+	recall := func(logs []string) string {
+		for _, l := range logs {
+			if strings.HasPrefix(l, "recall against the reference") {
+				return l
+			}
+		}
+		return "no recall logged"
+	}
+	t.Run("exact driver", func(t *testing.T) {
+		t.Parallel()
+		cfg := Config{
+			NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
+				return inmem.New(inmem.Options{Clock: clock})
+			},
+			TextSearch: ApproximateTextSearch,
+		}
+		errs, logs := runLogged(t, cfg, "TextSearch")
+		if len(errs) != 0 {
+			t.Fatalf("the approximate TextSearch check fails on the in-memory driver, which ranks exactly: %d failures, first: %s", len(errs), errs[0])
+		}
+		t.Log(recall(logs))
+	})
+	t.Run("fixed average length", func(t *testing.T) {
+		t.Parallel()
+		errs, logs := runLogged(t, approx(approxRight, ApproximateTextSearch), "TextSearch")
+		if len(errs) != 0 {
+			t.Fatalf("the approximate TextSearch check fails on a driver ranking with a fixed average length: %d failures, first: %s", len(errs), errs[0])
+		}
+		t.Log(recall(logs))
+		errs = runRecorded(t, approx(approxRight, ExactTextSearch), "TextSearch")
+		if len(errs) == 0 {
+			t.Fatal("the exact TextSearch check passes a driver ranking with a fixed average length and float32 scores")
+		}
+		t.Logf("as ExactTextSearch: %d failures, first: %s", len(errs), errs[0])
+	})
+	for _, c := range []struct {
+		name  string
+		fault approxFault
+		want  string // in a failure message
+	}{
+		{"returns records outside the filter", approxLeak, "is outside the query: a leak"},
+		{"filters a top k of the whole tenant", approxPostFilter, "as many as the reference"},
+		{"returns its top k newest first", approxNewestFirst, "scores are not in descending order"},
+		{"returns a record sharing no term", approxNoTerm, "shares no term with the text"},
+		{"returns the newest candidates", approxByAge, "recall against the reference"},
+		{"scores every result 0", approxZeroScores, "want above 0"},
+		{"counts every tenant's records", approxStoreStats, "after another tenant wrote"},
+		{"counts every record of the tenant", approxTenantStats, "after another user of the tenant wrote"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			errs, logs := runLogged(t, approx(c.fault, ApproximateTextSearch), "TextSearch")
+			if len(errs) == 0 {
+				t.Fatalf("the approximate TextSearch check did not notice a text search that %s", c.name)
+			}
+			i := slices.IndexFunc(errs, func(e string) bool { return strings.Contains(e, c.want) })
+			if i < 0 {
+				t.Fatalf("no failure says %q; %d failures, first: %s", c.want, len(errs), errs[0])
+			}
+			t.Logf("%d failures; %s; the one expected: %s", len(errs), recall(logs), errs[i])
 		})
 	}
 }

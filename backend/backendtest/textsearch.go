@@ -15,11 +15,22 @@ import (
 	"github.com/agentmem/memory/internal/lexical"
 )
 
+// approximateTextRecall is the least recall an ApproximateTextSearch
+// driver's results may have against the reference's: of all the records
+// the reference returns over every search checkTextSearch compares, the
+// share the driver returns too.
+const approximateTextRecall = 0.9
+
 // textSearcher returns d as a driver.TextSearcher when Config.TextSearch
 // declares it, failing when the declaration and the driver disagree.
 func textSearcher(r reporter, e *env, d driver.Driver) (driver.TextSearcher, bool) {
 	r.Helper()
-	return capability[driver.TextSearcher](r, d, e.cfg.TextSearch, "TextSearch", "driver.TextSearcher", "text search is not checked")
+	switch e.cfg.TextSearch {
+	case NoTextSearch, ExactTextSearch, ApproximateTextSearch:
+	default:
+		r.Fatalf("Config.TextSearch is %d: not NoTextSearch, ExactTextSearch or ApproximateTextSearch", e.cfg.TextSearch)
+	}
+	return capability[driver.TextSearcher](r, d, e.cfg.TextSearch != NoTextSearch, "TextSearch", "driver.TextSearcher", "text search is not checked")
 }
 
 // referenceText is the reference text search: the lexical engine's
@@ -92,8 +103,12 @@ func randomText(rnd *rand.Rand, n int) string {
 }
 
 // checkTextSearch checks ranked text search against the lexical engine's
-// reference on random data under many filters: the same records in the
-// same order with the same scores. Then the corpus statistics staying
+// reference on random data under many filters: under ExactTextSearch the
+// same records in the same order with the same scores; under
+// ApproximateTextSearch results of the query sharing a term with its
+// text, as many as the reference's, with scores above 0 that never
+// increase, and their recall against the reference's, over every search,
+// at least approximateTextRecall. Then the corpus statistics staying
 // within the filter (another tenant's text moves no score), writes after
 // a search found by the next, replaced and deleted records, bad
 // arguments, a text without words, a closed driver and a done context.
@@ -131,10 +146,10 @@ func checkTextSearch(r reporter, e *env) {
 	now := clk.Now()
 
 	filters := searchFilters(r, rnd, all)
-	compared := 0
+	var tally textTally
 	compareAll := func(stored []memory.Record, rounds int) {
 		for qi := range rounds {
-			compareOne(r, ts, stored, filters, rnd, qi, now, &compared)
+			compareOne(r, e.cfg.TextSearch, ts, stored, filters, rnd, qi, now, &tally)
 		}
 	}
 	compareAll(all, 12)
@@ -163,8 +178,15 @@ func checkTextSearch(r reporter, e *env) {
 	if _, ok := ts.(driver.TextRanker); !ok {
 		r.Logf("the driver does not implement driver.TextRanker: RankText and WriterRefs are not checked")
 	}
-	if compared == 0 {
+	if tally.wanted == 0 {
 		r.Errorf("the reference found nothing for any of the random queries: the check compared no results")
+	}
+	if e.cfg.TextSearch == ApproximateTextSearch {
+		recall := float64(tally.found) / float64(max(tally.wanted, 1))
+		r.Logf("recall against the reference over %d searches: %.3f (%d of %d records)", tally.searches, recall, tally.found, tally.wanted)
+		if recall < approximateTextRecall {
+			r.Errorf("recall against the reference over %d searches is %.3f (%d of %d records), want at least %v", tally.searches, recall, tally.found, tally.wanted, approximateTextRecall)
+		}
 	}
 
 	// Results are whole records.
@@ -182,14 +204,24 @@ func checkTextSearch(r reporter, e *env) {
 	}
 
 	checkTextScope(r, e, d, ts)
+	if e.cfg.TextSearch == ApproximateTextSearch {
+		checkTextUserScope(r, e, d, ts)
+	}
 	checkTextReplicas(r, e, d, ts)
 	checkTextErrors(r, d, ts)
 }
 
+// textTally counts what checkTextSearch compared: the searches, the
+// records the reference returned (wanted) and, of those, the records the
+// driver returned too (found; counted only under ApproximateTextSearch).
+type textTally struct {
+	searches, wanted, found int
+}
+
 // compareOne runs query qi of checkTextSearch: a random text from a
 // random caller, under each of filters, compared with the reference over
-// all at now; compared counts the reference's results.
-func compareOne(r reporter, ts driver.TextSearcher, all []memory.Record, filters []searchFilter, rnd *rand.Rand, qi int, now time.Time, compared *int) {
+// all at now, as mode says; tally counts what it compared.
+func compareOne(r reporter, mode TextSearch, ts driver.TextSearcher, all []memory.Record, filters []searchFilter, rnd *rand.Rand, qi int, now time.Time, tally *textTally) {
 	r.Helper()
 	ctx := context.Background()
 	caller := all[rnd.IntN(len(all))].Identity
@@ -208,8 +240,13 @@ func compareOne(r reporter, ts driver.TextSearcher, all []memory.Record, filters
 			}
 		}
 		want := referenceText(r, all, q, text, k, now)
-		*compared += len(want)
-		sameTextMatches(r, what, got, want)
+		tally.searches++
+		tally.wanted += len(want)
+		if mode == ExactTextSearch {
+			sameTextMatches(r, what, got, want)
+		} else {
+			tally.found += nearTextMatches(r, what, text, got, want)
+		}
 		if tr, ok := ts.(driver.TextRanker); ok {
 			checkRankText(r, what, tr, q, text, k, got)
 			checkWriterRefs(r, what, tr, q, all, now)
@@ -364,10 +401,73 @@ func sameTextMatches(r reporter, what string, got, want []driver.Match) {
 	}
 }
 
+// nearTextMatches checks an approximate driver's text search result
+// against the reference's, want: every result shares a term with text,
+// there are as many results as want holds, and the scores are above 0
+// and never increase. Writer scores are not compared. It returns how
+// many of want's records got holds.
+func nearTextMatches(r reporter, what, text string, got, want []driver.Match) int {
+	r.Helper()
+	terms := lexical.Terms(text)
+	for i, m := range got {
+		if !sharesTerm(m.Record.Content, terms) {
+			r.Errorf("%s: result %d (%s, %q) shares no term with the text", what, i, m.Record.ID, m.Record.Content)
+		}
+		if !(m.Score > 0) {
+			r.Errorf("%s: result %d (%s) has score %v, want above 0", what, i, m.Record.ID, m.Score)
+		}
+		if i > 0 && m.Score > got[i-1].Score {
+			r.Errorf("%s: scores are not in descending order at %d: %s scores %v after %s's %v", what, i, m.Record.ID, m.Score, got[i-1].Record.ID, got[i-1].Score)
+		}
+	}
+	if len(got) != len(want) {
+		r.Errorf("%s: %d results, want %d, as many as the reference (every record of the query holding a term of the text is a candidate): got %s, want %s", what, len(got), len(want), matchIDs(got), matchIDs(want))
+	}
+	returned := make(map[string]bool, len(got))
+	for _, m := range got {
+		returned[m.Record.ID] = true
+	}
+	found := 0
+	for _, m := range want {
+		if returned[m.Record.ID] {
+			found++
+		}
+	}
+	return found
+}
+
+// sharesTerm reports whether text holds one of terms (lexical.Analyze).
+func sharesTerm(text string, terms []string) bool {
+	for t := range lexical.Analyze(text) {
+		if slices.Contains(terms, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// identicalMatches compares two results of an approximate driver's text
+// search that must be the same: the same records in the same order, with
+// exactly the same scores and writer scores.
+func identicalMatches(r reporter, what string, got, want []driver.Match) {
+	r.Helper()
+	if textIDs(got) != textIDs(want) {
+		r.Errorf("%s: got %s, want %s", what, matchIDs(got), matchIDs(want))
+		return
+	}
+	for i := range got {
+		if got[i].Score != want[i].Score || got[i].WriterScore != want[i].WriterScore {
+			r.Errorf("%s: %s has score %v (writer %v), before %v (writer %v)", what, got[i].Record.ID, got[i].Score, got[i].WriterScore, want[i].Score, want[i].WriterScore)
+		}
+	}
+}
+
 // checkTextScope checks that the statistics of a text search come from
 // the records its filter matches alone: adding another tenant's records
-// that hold the query's words leaves every score of a search unchanged,
-// while adding them to the searcher's own scope changes them. It then
+// that hold the query's words leaves every score of a search unchanged
+// (within rounding under ExactTextSearch, exactly, writer scores too,
+// under ApproximateTextSearch), while adding them to the searcher's own
+// scope changes them. It then
 // checks that writes after a search are found, and replaced and deleted
 // records are not found by their old text.
 func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher) {
@@ -395,7 +495,12 @@ func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher)
 	e.put(r, d, "another tenant's facts", e.agentRecords(d, flood))
 	after, err := ts.SearchText(ctx, q, "parcel late", 10)
 	mustNoErr(r, "SearchText after the other tenant writes", err)
-	sameTextMatches(r, "SearchText after another tenant wrote 50 records holding the query's words (its statistics must not move the scores)", after, before)
+	what := "SearchText after another tenant wrote 50 records holding the query's words (its statistics must not move the scores)"
+	if e.cfg.TextSearch == ExactTextSearch {
+		sameTextMatches(r, what, after, before)
+	} else {
+		identicalMatches(r, what, after, before)
+	}
 
 	e.put(r, d, "more of the searcher's facts", e.agentRecords(d, []memory.Record{
 		mk("sa-4", mine, "late late parcel", 1),
@@ -420,6 +525,39 @@ func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher)
 	if ids := textIDs(got); ids != "sa-1" {
 		r.Errorf("SearchText after sa-4 was replaced by a text without the words and sa-2 deleted = %s, want sa-1", matchIDs(got))
 	}
+}
+
+// checkTextUserScope checks, for an approximate driver, that the
+// statistics of a search at user level leave out the records of another
+// user of the same tenant: that user's writes leave every score exactly
+// unchanged. Under ExactTextSearch the exact scores of every filter's
+// search show it already.
+func checkTextUserScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher) {
+	ctx := context.Background()
+	mine := memory.Identity{Tenant: "ts-scope-c", User: "alice", Agent: "agent", Session: "s1"}
+	other := memory.Identity{Tenant: "ts-scope-c", User: "bob", Agent: "agent", Session: "s1"}
+	mk := func(id string, who memory.Identity, text string, age int) memory.Record {
+		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
+	}
+	e.put(r, d, "the searcher's facts", e.agentRecords(d, []memory.Record{
+		mk("sc-1", mine, "my parcel is late again", 5),
+		mk("sc-2", mine, "where is my parcel", 4),
+		mk("sc-3", mine, "I like green tea", 3),
+	}))
+	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, e.agentID(d, mine), memory.LevelUser)}
+	before, err := ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText at user level before another user writes", err)
+	if ids := textIDs(before); ids != "sc-1 sc-2" {
+		r.Errorf("SearchText(parcel late) at user level = %s, want sc-1 sc-2: the tea fact shares no word", matchIDs(before))
+	}
+	var flood []memory.Record
+	for i := range 50 {
+		flood = append(flood, mk(fmt.Sprintf("sd-%d", i), other, "parcel parcel late", i))
+	}
+	e.put(r, d, "another user's facts", e.agentRecords(d, flood))
+	after, err := ts.SearchText(ctx, q, "parcel late", 10)
+	mustNoErr(r, "SearchText at user level after another user writes", err)
+	identicalMatches(r, "SearchText at user level after another user of the tenant wrote 50 records holding the query's words (their statistics must not move the scores)", after, before)
 }
 
 // checkTextErrors checks SearchText's refusals: bad arguments, a text

@@ -61,7 +61,7 @@ func conformance(place func(t *testing.T) (typedcorev1.ConfigMapsGetter, string)
 			return open(t, opt)
 		},
 		Sweeper:    true,
-		TextSearch: true,
+		TextSearch: backendtest.ExactTextSearch,
 		PerAgent: &backendtest.PerAgent{
 			Agent: func(d driver.Driver, name string) string {
 				return configmap.AgentScheme + d.(*configmap.Driver).Namespace() + "/" + name

@@ -21,7 +21,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.NoVectorSearch,
-		TextSearch:   true,
+		TextSearch:   backendtest.ExactTextSearch,
 		Claimer:      false,
 		Replica:      dirs.Replica,
 	})
@@ -38,7 +38,7 @@ func TestConformanceCompacting(t *testing.T) {
 		},
 		Sweeper:    true,
 		Swapper:    true,
-		TextSearch: true,
+		TextSearch: backendtest.ExactTextSearch,
 		Replica:    dirs.Replica,
 	})
 }

@@ -17,7 +17,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.ExactVectorSearch,
-		TextSearch:   true,
+		TextSearch:   backendtest.ExactTextSearch,
 		Claimer:      true, // one process: no replicas, Replica stays nil
 		WorkEraser:   true,
 	})

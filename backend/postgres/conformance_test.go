@@ -43,7 +43,7 @@ func conformance(t *testing.T, opt postgres.Options, vs backendtest.VectorSearch
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: vs,
-		TextSearch:   true,
+		TextSearch:   backendtest.ExactTextSearch,
 		Claimer:      true,
 		WorkEraser:   true,
 		Replica:      dbs.Replica,

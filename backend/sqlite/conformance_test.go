@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 		Sweeper:      true,
 		Swapper:      true,
 		VectorSearch: backendtest.ExactVectorSearch,
-		TextSearch:   true,
+		TextSearch:   backendtest.ExactTextSearch,
 		Claimer:      true,
 		WorkEraser:   true,
 		Replica:      files.Replica,
