@@ -105,6 +105,13 @@ type Config struct {
 	// VectorSearch declares whether the driver implements
 	// driver.VectorSearcher, and whether its search is exact.
 	VectorSearch VectorSearch
+	// FixedVectorDims declares that the driver's vector dimension is
+	// fixed by its configuration when it is opened, rather than by the
+	// first vector it stores: NewDriver opens it for vectors of
+	// VectorDims dimensions, the only dimension the suite's vectors
+	// have, and a search of an empty store with a vector of another
+	// dimension is then memory.ErrInvalidArgument, not an empty result.
+	FixedVectorDims bool
 	// TextSearch declares whether the driver implements
 	// driver.TextSearcher, and whether its ranking is exact.
 	TextSearch TextSearch
@@ -164,6 +171,10 @@ const (
 	// exactly each writer's records.
 	ApproximateTextSearch
 )
+
+// VectorDims is the dimension of every vector the suite stores (a few
+// checks use other dimensions to see them refused).
+const VectorDims = 8
 
 // Run runs the conformance suite against the driver c describes, one
 // subtest per property.

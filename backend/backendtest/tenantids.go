@@ -28,7 +28,7 @@ func checkTenantIDs(r reporter, e *env) {
 	rec := func(who memory.Identity, id, text string, created time.Time) memory.Record {
 		r := memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: created, Tokens: 1}
 		if vectors {
-			r.Vector = []float32{1, float32(len(text)), 0.5}
+			r.Vector = []float32{1, float32(len(text)), 0.5, 0, 0, 0, 0, 0} // VectorDims values
 		}
 		return r
 	}

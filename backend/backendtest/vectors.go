@@ -21,7 +21,7 @@ func checkVectors(r reporter, e *env) {
 	}
 	ctx := context.Background()
 	id := e.agentID(d, memory.Identity{Tenant: "vectors", User: "u", Session: "s"})
-	vec := func(seed float32) []float32 {
+	vec := func(seed float32) []float32 { // VectorDims values
 		return []float32{seed, -seed / 3, math.MaxFloat32, -math.MaxFloat32, 1e-30, float32(math.Copysign(0, -1)), 0.1, 1}
 	}
 	rec := func(rid string, v []float32) memory.Record {

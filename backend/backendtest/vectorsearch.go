@@ -95,13 +95,20 @@ func checkVectorSearch(r reporter, e *env) {
 	ctx := context.Background()
 	rnd := e.rand(r)
 
-	// An empty store has no dimension yet: nothing matches any query.
+	// An empty store has no dimension yet: nothing matches any query;
+	// unless its dimension is fixed by its configuration.
 	empty := tenantQuery("vs-a")
-	if got, err := vs.Search(ctx, empty, []float32{1, 2, 3}, 5); noErr(r, "Search of an empty store", err) && len(got) != 0 {
+	if e.cfg.FixedVectorDims {
+		_, err := vs.Search(ctx, empty, []float32{1, 2, 3}, 5)
+		wantErr(r, "Search of an empty store of fixed dimension with a vector of another", err, memory.ErrInvalidArgument)
+		if got, err := vs.Search(ctx, empty, randomVector(rnd, VectorDims), 5); noErr(r, "Search of an empty store", err) && len(got) != 0 {
+			r.Errorf("Search of an empty store returned %d matches", len(got))
+		}
+	} else if got, err := vs.Search(ctx, empty, []float32{1, 2, 3}, 5); noErr(r, "Search of an empty store", err) && len(got) != 0 {
 		r.Errorf("Search of an empty store returned %d matches", len(got))
 	}
 
-	const dims = 24
+	const dims = VectorDims
 	all := randomRecords(rnd, 1500, "vs", []memory.Kind{memory.KindFact, memory.KindDocument, memory.KindTurn}, 300, func(rec *memory.Record, i int) {
 		// Some ask, some nearly do, some name a speaker: what a
 		// driver.Ref holds besides the record's place (RankVector).

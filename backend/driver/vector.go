@@ -33,8 +33,10 @@ const MaxSearchK = 1000
 // over the vectors stored with records (memory.Record.Vector).
 //
 // A driver holds vectors of one dimension: the first vector it stores
-// fixes the dimension, and a record or query vector of another dimension
-// is memory.ErrInvalidArgument. Search applies q in full inside the search
+// fixes the dimension, unless the driver's configuration fixes it when
+// it is opened (a Qdrant collection's vector size is set when it is
+// created), and a record or query vector of another dimension is
+// memory.ErrInvalidArgument. Search applies q in full inside the search
 // — identity filter, kinds, key, ids and expiry — so the k results are the
 // k nearest among the records q matches, never a filtered subset of a
 // store-wide top k.
@@ -44,7 +46,7 @@ type VectorSearcher interface {
 	// first, ties broken by List order (Created descending, then ID
 	// descending). Fewer than k are returned when fewer match. q.Limit is
 	// ignored. An empty store returns nothing for a vector of any valid
-	// dimension.
+	// dimension, or of its configured dimension when it has one.
 	Search(ctx context.Context, q Query, vec []float32, k int) ([]Match, error)
 }
 

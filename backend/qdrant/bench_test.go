@@ -3,6 +3,7 @@ package qdrant_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/agentmem/memory"
@@ -47,16 +48,102 @@ func BenchmarkList10Of10k(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchVector measures Search of the 10 nearest of one scope's
+// 100 records (vectors of backendtest.BenchVectorDims), in a collection
+// of 200, on the in-process server. driver-ms/op is the
+// driver's own time — encoding, the call over loopback gRPC, decoding
+// the ten records — the time per search less the time the server spent
+// in its handlers (server-ms/op; the in-process server scans every point,
+// as a real Qdrant does not).
+func BenchmarkSearchVector(b *testing.B) {
+	ctx := context.Background()
+	srv, d := benchServerDriver(b, backendtest.BenchVectorDims)
+	if err := backendtest.FillVectors(ctx, d, 2, benchScope); err != nil {
+		b.Fatal(err)
+	}
+	q := driver.Query{Filter: memory.Filter{Match: memory.AllFields, Identity: backendtest.BenchVectorIdentity(0)}}
+	vecs := make([][]float32, 64)
+	for i := range vecs {
+		vecs[i] = backendtest.BenchVectorRecord(1, i).Vector // another scope's: not in this one
+	}
+	benchSearch(b, srv, func(i int) (int, error) {
+		ms, err := d.Search(ctx, q, vecs[i%len(vecs)], backendtest.BenchVectorK)
+		return len(ms), err
+	})
+}
+
+// BenchmarkSearchText measures SearchText of 10 of one scope's 100
+// facts of about twenty words (backendtest.BenchTextRecord) for queries
+// of six words (the start of a fact of the other scope, matching ten
+// or more), in a collection
+// of 200,
+// on the in-process server: the counts of the query's terms, run eight at
+// a time, and the sparse query. driver-ms/op and server-ms/op as in
+// BenchmarkSearchVector.
+func BenchmarkSearchText(b *testing.B) {
+	ctx := context.Background()
+	srv, d := benchServerDriver(b, 0)
+	if err := backendtest.FillTexts(ctx, d, 2, benchScope); err != nil {
+		b.Fatal(err)
+	}
+	q := driver.Query{Filter: memory.Filter{Match: memory.AllFields, Identity: backendtest.BenchTextIdentity(0)}}
+	var texts []string // six words of a fact of the other scope, matching ten or more
+	for i := 0; len(texts) < 64 && i < benchScope; i++ {
+		words := strings.Fields(backendtest.BenchTextRecord(1, i).Content)
+		text := strings.Join(words[:min(6, len(words))], " ")
+		if ms, err := d.SearchText(ctx, q, text, backendtest.BenchTextK); err == nil && len(ms) == backendtest.BenchTextK {
+			texts = append(texts, text)
+		}
+	}
+	if len(texts) < 16 {
+		b.Fatalf("only %d query texts match ten facts", len(texts))
+	}
+	benchSearch(b, srv, func(i int) (int, error) {
+		ms, err := d.SearchText(ctx, q, texts[i%len(texts)], backendtest.BenchTextK)
+		return len(ms), err
+	})
+}
+
+// benchSearch times search, which must return 10 matches, and reports
+// the server's time per search and the rest, the driver's.
+func benchSearch(b *testing.B, srv *qdrantserver.Server, search func(i int) (int, error)) {
+	for i := range 16 { // warm up
+		if _, err := search(i); err != nil {
+			b.Fatal(err)
+		}
+	}
+	busy := srv.Busy()
+	b.ResetTimer()
+	for i := range b.N {
+		n, err := search(i)
+		if err != nil || n != 10 {
+			b.Fatal(fmt.Sprint(n, err))
+		}
+	}
+	b.StopTimer()
+	server := srv.Busy() - busy
+	b.ReportMetric(float64(server.Nanoseconds())/1e6/float64(b.N), "server-ms/op")
+	b.ReportMetric(float64((b.Elapsed()-server).Nanoseconds())/1e6/float64(b.N), "driver-ms/op")
+}
+
 // benchDriver returns a driver on a fresh collection of an in-process
 // server, both closed when b ends.
 func benchDriver(b *testing.B) *qdrant.Driver {
-	host, port := qdrantserver.Start(b)
-	d, err := qdrant.New(context.Background(), qdrant.Options{Client: newClient(b, host, port), Collection: "bench"})
+	_, d := benchServerDriver(b, 0)
+	return d
+}
+
+// benchServerDriver returns an in-process server and a driver on a fresh
+// collection of it with vectors of dims dimensions, both closed when b
+// ends.
+func benchServerDriver(b *testing.B, dims int) (*qdrantserver.Server, *qdrant.Driver) {
+	srv, host, port := qdrantserver.StartServer(b)
+	d, err := qdrant.New(context.Background(), qdrant.Options{Client: newClient(b, host, port), Collection: "bench", Dims: dims, ExactSearch: true})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = d.Close() })
-	return d
+	return srv, d
 }
 
 // putBatch puts batch n of 1,000 BenchTextRecords of one scope: records
@@ -70,3 +157,8 @@ func putBatch(b *testing.B, d *qdrant.Driver, n int) {
 		b.Fatal(err)
 	}
 }
+
+// benchScope is how many records each of a search benchmark's two scopes
+// holds: few, so that the in-process server, which scans every point of
+// the collection, leaves the machine to the driver.
+const benchScope = 100

@@ -45,7 +45,7 @@ func TestConformance(t *testing.T) {
 	var mu sync.Mutex
 	drivers := map[driver.Driver]opened{}
 	open := func(t *testing.T, o opened) driver.Driver {
-		d, err := qdrant.New(context.Background(), qdrant.Options{Client: newClient(t, o.host, o.port), Collection: o.coll, Clock: o.clock})
+		d, err := qdrant.New(context.Background(), qdrant.Options{Client: newClient(t, o.host, o.port), Collection: o.coll, Clock: o.clock, Dims: backendtest.VectorDims, ExactSearch: true})
 		if err != nil {
 			t.Fatalf("qdrant.New: %v", err)
 		}
@@ -69,6 +69,9 @@ func TestConformance(t *testing.T) {
 			}
 			return open(t, o)
 		},
-		Sweeper: true,
+		Sweeper:         true,
+		VectorSearch:    backendtest.ExactVectorSearch,
+		TextSearch:      backendtest.ApproximateTextSearch,
+		FixedVectorDims: true,
 	})
 }

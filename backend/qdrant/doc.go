@@ -1,17 +1,21 @@
-// Package qdrant is a storage driver (driver.Driver and driver.Sweeper)
-// over one Qdrant collection, through the official Go client
-// (github.com/qdrant/go-client, gRPC). It needs Qdrant 1.17 or newer
+// Package qdrant is a storage driver over one Qdrant collection, through
+// the official Go client (github.com/qdrant/go-client, gRPC): a
+// driver.Driver and driver.Sweeper with vector search
+// (driver.VectorRanker), text search (driver.TextRanker) and a hybrid
+// search fused by Qdrant (SearchHybrid). It needs Qdrant 1.17 or newer
 // (conditional upserts with update_mode).
 //
 // New takes a client the caller owns and never closes it; Open makes one
 // for an address and closes it in Close. Either creates the collection
-// when it does not exist — with no vectors: records' vectors are kept in
-// the payload for now — and the payload indexes the driver's filters use:
-// keyword indexes on the six identity fields (the tenant's flagged
-// is_tenant, so Qdrant keeps each tenant's points together), on
-// record_id, kind, key and del; integer indexes (lookup and range) on
-// created, expires, expires_s, expires_ns and del_at; a bool index on
-// dead.
+// when it does not exist — a dense vector "dense" of Options.Dims values
+// (Cosine) when Dims is set, and a sparse vector "text" — and the payload
+// indexes the driver's filters use: keyword indexes on the six identity
+// fields (the tenant's flagged is_tenant, so Qdrant keeps each tenant's
+// points together), on record_id, kind, key, del and terms; integer
+// indexes (lookup and range) on created, expires, expires_s, expires_ns
+// and del_at; bool indexes on dead and text. Qdrant fixes a collection's
+// vector size when it creates it, so the store's dimension is
+// Options.Dims (or an existing collection's), not its first vector's.
 //
 // # Points and payload
 //
@@ -31,17 +35,20 @@
 //	vector                                          the float32 values, little-endian, in base64; absent without a vector
 //	dead                                            false; true once a Delete or Sweep has marked the point
 //	del, del_at                                     the marking call's token and wall-clock second (marked points only)
+//	text, asks                                      whether content is not "", and driver.Asks(content)
+//	speaker                                         metadata[memory.SpeakerKey]; absent when empty
+//	terms                                           content's distinct terms (the lexical engine's Analyze); absent without any
+//
+// and its named vectors: "dense", the record's vector divided by its
+// length (in float64, so vectors of extreme values do not overflow), and
+// "text", the content's terms weighed for BM25 (below).
 //
 // Content, label, key and metadata are strings in the payload, so they
 // come back byte for byte (a document's JSON is never parsed); times come
 // back to the nanosecond, in UTC; vectors bit for bit. Expiry is compared
 // on expires_s and expires_ns because Qdrant's range bounds are float64,
 // which cannot hold nanoseconds since 1970 exactly; whole seconds and
-// nanoseconds each fit. One more point, with no identity and so outside
-// every query, records the store's vector dimension, fixed by the first
-// vector (written with update_mode insert_only and read back, so that of
-// racing first writers one dimension wins) and kept after every record is
-// deleted.
+// nanoseconds each fit.
 //
 // # Guarantees: what holds and what does not
 //
@@ -102,6 +109,65 @@
 // deleted meanwhile may be missing or present, as in any read that races
 // a write; every record returned matched the query when it was read.
 //
+// # Vector search
+//
+// Search and RankVector send one Query API request: the query vector,
+// normalised, against "dense", under the filter List uses, so the k
+// results are the k nearest among the records the query matches, never a
+// filtered subset of a wider top k. Qdrant scores in float32 and leaves
+// equal scores in no defined order; the driver scores each point it reads
+// again in float64, from the vector in its payload (the contract's cosine
+// similarity), and ranks by that, ties in List order. It reads k + 1
+// points; when the k-th best score is within float32 rounding of the
+// last point's (a tie, or nearly), it also reads every point Qdrant
+// scores within that rounding of the k-th (1,000 a request) and ranks
+// them all, so the result is the exact one for any data, at the cost of
+// the boundary's tie group. With Options.ExactSearch Qdrant scores every
+// point the filter matches, and the search is exact; without it Qdrant's
+// planner walks its HNSW graph for large filtered sets, and the search is
+// as approximate as the graph.
+//
+// # Text search
+//
+// SearchText and RankText rank by BM25 with the lexical engine's terms
+// (its Analyze: words, less stopwords, stemmed), k1 and b, through the
+// sparse vector "text". A record's vector holds, for each of its terms,
+//
+//	tf · (k1 + 1) / (tf + k1 · (1 − b + b · dl / avgdl))
+//
+// at the term's dimension (a 32-bit FNV-1a of the term), with avgdl the
+// fixed Options.TextLength (DefaultTextLength), since a point's weights
+// are fixed when it is written. A search first counts, exactly, the
+// records with content of the identities the query's filter matches
+// (expired or not, as the contract's corpus) and, for each of the
+// query's terms, those that hold it: one Count request each, eight at a
+// time. Each term's query weight is its IDF over those counts, so the
+// statistics are the scope's alone, as the contract requires: another
+// tenant's text never moves a score. One Query request then ranks the
+// records the query matches that hold one of its terms (a filter on the
+// terms payload, so a record sharing only a hashed dimension is never
+// returned), with ties in List order as for vectors. Against the
+// contract's BM25 (driver.TextSearcher, the lexical engine's reference
+// ranking) two things differ, which the conformance suite's
+// ApproximateTextSearch declaration states: lengths are normalised by
+// the fixed average rather than the scope's, and scores are float32
+// sums; WriterScore is always 0, since scoring every writer's records
+// as one text would need them all. The cost is one request per distinct
+// query term, plus two.
+//
+// WriterRefs is one Scroll, paged, of the named writers' records under
+// the query's filter: exact, as List.
+//
+// # Hybrid search
+//
+// SearchHybrid fuses a text and a vector search in Qdrant: one Query
+// request whose two prefetches (the sparse query, weighed as SearchText
+// weighs it, and the dense one) read 4k points each under the query's
+// filter, fused by Reciprocal Rank Fusion, ties in List order. The
+// library's own hybrid recall (package recall) fuses SearchText and
+// Search itself, with its other signals; SearchHybrid is for callers
+// who want Qdrant's fusion in one round trip.
+//
 // # Delete and Sweep
 //
 // Qdrant's delete by filter does not report how many points it removed,
@@ -137,11 +203,12 @@
 // # Conformance
 //
 // TestConformance runs the conformance suite (backend/backendtest) on the
-// in-process server internal/qdrantserver, declaring driver.Sweeper and
-// replicas (a second driver with its own client on the same collection);
-// every check of the driver contract runs, and the checks of compare-and-
-// swap, vector and text search and the work queue skip, as the driver
-// does not declare them. TestRealQdrant runs the same suite against a
+// in-process server internal/qdrantserver, declaring driver.Sweeper,
+// exact vector search of a fixed dimension (Options.ExactSearch),
+// approximate text search, and replicas (a second driver with its own
+// client on the same collection); every check of the driver contract
+// runs, and the checks of compare-and-swap and the work queue skip, as
+// the driver does not declare them. TestRealQdrant runs the same suite against a
 // real Qdrant when QDRANT_ADDR names one. The in-process server applies
 // an upsert request whole and orders ties by point id, so the partial
 // application described above is documented from Qdrant's source, not

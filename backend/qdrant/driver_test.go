@@ -367,31 +367,66 @@ func recIDs(recs []memory.Record) []string {
 	return out
 }
 
-// TestDimensionAcrossReplicas checks that the vector dimension is the
-// collection's: a second driver on it refuses another dimension.
-func TestDimensionAcrossReplicas(t *testing.T) {
+// TestDimensionIsTheCollections checks that the vector dimension is
+// the collection's, fixed when it is created: a driver opened without
+// one adopts it, one opened with another is refused, and a collection
+// created without vectors holds none.
+func TestDimensionIsTheCollections(t *testing.T) {
 	host, port := qdrantserver.Start(t)
 	ctx := context.Background()
-	var ds []*qdrant.Driver
-	for range 2 {
-		d, err := qdrant.New(ctx, qdrant.Options{Client: newClient(t, host, port), Collection: "mem"})
-		if err != nil {
-			t.Fatal(err)
+	open := func(coll string, dims int) (*qdrant.Driver, error) {
+		d, err := qdrant.New(ctx, qdrant.Options{Client: newClient(t, host, port), Collection: coll, Dims: dims})
+		if err == nil {
+			t.Cleanup(func() { _ = d.Close() })
 		}
-		t.Cleanup(func() { _ = d.Close() })
-		ds = append(ds, d)
+		return d, err
 	}
 	rec := func(id string, v []float32) []memory.Record {
 		return []memory.Record{{ID: id, Kind: memory.KindFact, Identity: memory.Identity{Tenant: "t"}, Content: id, Created: t0, Vector: v}}
 	}
-	if err := ds[0].Put(ctx, rec("a", []float32{1, 2, 3})); err != nil {
+	first, err := open("three", 3)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ds[1].Put(ctx, rec("b", []float32{1, 2, 3, 4})); !errors.Is(err, memory.ErrInvalidArgument) {
-		t.Errorf("a replica's Put of another dimension: %v, want memory.ErrInvalidArgument", err)
+	if err := first.Put(ctx, rec("a", []float32{1, 2, 3})); err != nil {
+		t.Fatal(err)
 	}
-	if err := ds[1].Put(ctx, rec("c", []float32{3, 2, 1})); err != nil {
-		t.Errorf("a replica's Put of the store's dimension: %v", err)
+	adopted, err := open("three", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := adopted.Put(ctx, rec("b", []float32{1, 2, 3, 4})); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("Put of another dimension through a driver opened with Dims 0: %v, want memory.ErrInvalidArgument", err)
+	}
+	if err := adopted.Put(ctx, rec("c", []float32{3, 2, 1})); err != nil {
+		t.Errorf("Put of the collection's dimension through a driver opened with Dims 0: %v", err)
+	}
+	q := driver.Query{Filter: memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: "t"}}}
+	if got, err := adopted.Search(ctx, q, []float32{1, 2, 3}, 5); err != nil || len(got) != 2 || got[0].Record.ID != "a" {
+		t.Errorf("Search through a driver opened with Dims 0 = %v, %v; want a, then c", got, err)
+	}
+	if _, err := open("three", 4); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("New with Dims 4 on a collection of 3: %v, want memory.ErrInvalidArgument", err)
+	}
+	if _, err := open("bad", -1); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("New with Dims -1: %v, want memory.ErrInvalidArgument", err)
+	}
+
+	none, err := open("none", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := none.Put(ctx, rec("v", []float32{1, 2, 3})); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("Put of a vector into a collection without vectors: %v, want memory.ErrInvalidArgument", err)
+	}
+	if err := none.Put(ctx, rec("plain", nil)); err != nil {
+		t.Errorf("Put of a record without a vector into a collection without vectors: %v", err)
+	}
+	if got, err := none.Search(ctx, q, []float32{1, 2, 3}, 5); err != nil || len(got) != 0 {
+		t.Errorf("Search of a collection without vectors = %v, %v; want nothing", got, err)
+	}
+	if _, err := open("none", 3); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Errorf("New with Dims 3 on a collection created without vectors: %v, want memory.ErrInvalidArgument", err)
 	}
 }
 
@@ -409,9 +444,10 @@ func TestNewCreatesIndexes(t *testing.T) {
 		"tenant": qc.PayloadSchemaType_Keyword, "user": qc.PayloadSchemaType_Keyword, "agent": qc.PayloadSchemaType_Keyword,
 		"instance": qc.PayloadSchemaType_Keyword, "squad": qc.PayloadSchemaType_Keyword, "session": qc.PayloadSchemaType_Keyword,
 		"record_id": qc.PayloadSchemaType_Keyword, "kind": qc.PayloadSchemaType_Keyword, "key": qc.PayloadSchemaType_Keyword,
-		"created": qc.PayloadSchemaType_Integer, "expires": qc.PayloadSchemaType_Integer,
+		"created":   qc.PayloadSchemaType_Integer,
 		"expires_s": qc.PayloadSchemaType_Integer, "expires_ns": qc.PayloadSchemaType_Integer,
 		"dead": qc.PayloadSchemaType_Bool, "del": qc.PayloadSchemaType_Keyword, "del_at": qc.PayloadSchemaType_Integer,
+		"terms": qc.PayloadSchemaType_Keyword, "text": qc.PayloadSchemaType_Bool,
 	} {
 		if got := schema[field].GetDataType(); got != typ {
 			t.Errorf("index on %s: %v, want %v", field, got, typ)

@@ -43,7 +43,7 @@ func Chunks(points []*qc.PointStruct, maxPoints, maxBytes int) [][]int {
 
 // EncodeRecord returns the point that stores r at version in collection.
 func EncodeRecord(collection string, r memory.Record, version int64) (*qc.PointStruct, error) {
-	return (&Driver{coll: collection}).encode(r, version)
+	return (&Driver{coll: collection, textLen: DefaultTextLength}).encode(r, version)
 }
 
 // MaxUpsertPoints and MaxUpsertBytes bound one upsert request.
@@ -57,3 +57,10 @@ var KindOf = kindOf
 
 // StaleMark is staleMark.
 const StaleMark = staleMark
+
+// RecordString and ParseRecordString are the record string's encoder
+// and decoder.
+var (
+	RecordString      = encodeRecord
+	ParseRecordString = decodeRecord
+)

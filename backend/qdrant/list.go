@@ -54,7 +54,7 @@ func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, err
 // scrollRecords returns every record passing f, paging by point id.
 func (d *Driver) scrollRecords(ctx context.Context, f *qc.Filter) ([]memory.Record, error) {
 	var out []memory.Record
-	err := d.scroll(ctx, f, nil, scrollPage, func(pt *qc.RetrievedPoint) error {
+	err := d.scroll(ctx, f, recordFields, scrollPage, func(pt *qc.RetrievedPoint) error {
 		r, err := decode(pt)
 		if err == nil {
 			out = append(out, r)
@@ -65,17 +65,13 @@ func (d *Driver) scrollRecords(ctx context.Context, f *qc.Filter) ([]memory.Reco
 }
 
 // scroll calls fn for every point passing f, paging by point id, with the
-// payload keys include (nil: all).
+// payload keys include.
 func (d *Driver) scroll(ctx context.Context, f *qc.Filter, include []string, page uint32, fn func(*qc.RetrievedPoint) error) error {
-	wp := qc.NewWithPayload(true)
-	if include != nil {
-		wp = qc.NewWithPayloadInclude(include...)
-	}
 	req := &qc.ScrollPoints{
 		CollectionName:  d.coll,
 		Filter:          f,
 		Limit:           qc.PtrOf(page),
-		WithPayload:     wp,
+		WithPayload:     qc.NewWithPayloadInclude(include...),
 		WithVectors:     qc.NewWithVectors(false),
 		ReadConsistency: qc.NewReadConsistencyType(qc.ReadConsistencyType_All),
 	}

@@ -5,40 +5,45 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"math"
 	"strconv"
-	"time"
 
 	qc "github.com/qdrant/go-client/qdrant"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/backend/driver"
 )
 
 // Payload keys. None holds a '.' or '[', which Qdrant reads as paths.
 const (
 	fTenant   = "tenant"
+	fRecord   = "record" // the record, less its vector (record.go)
 	fRecordID = "record_id"
 	fKind     = "kind"
-	fLabel    = "label"
 	fKey      = "key"
-	fContent  = "content"
-	fMeta     = "metadata"
 	fCreated  = "created"
-	fExpires  = "expires"
 	fExpSec   = "expires_s"
 	fExpNano  = "expires_ns"
-	fTokens   = "tokens"
 	fVersion  = "version"
 	fVector   = "vector"
 	fDead     = "dead"
 	fDel      = "del"
 	fDelAt    = "del_at"
-
-	// The meta point: the store's vector dimension.
-	fMetaKind = "agentmem_meta"
-	fDims     = "dims"
+	fTerms    = "terms"   // the content's distinct terms (lexical.Analyze)
+	fHasText  = "text"    // content is not ""
+	fAsks     = "asks"    // driver.Asks(content)
+	fSpeaker  = "speaker" // metadata[memory.SpeakerKey], when not ""
 )
+
+// Named vectors.
+const (
+	vDense = "dense" // the record's vector, normalised; Cosine
+	vText  = "text"  // the content's terms, weighed for BM25
+)
+
+// recordFields are the payload keys decode reads: the record and its
+// vector, and none of the keys kept for filters and searches alone.
+var recordFields = []string{fRecord, fVector}
 
 // identityFields are the identity's payload keys, tenant first.
 var identityFields = [...]struct {
@@ -85,12 +90,6 @@ func PointID(collection, tenant, id string) string {
 	return hashUUID("agentmem/qdrant/record/v1", collection, tenant, id)
 }
 
-// metaPointID is the id of the point holding the store's vector
-// dimension.
-func metaPointID(collection string) string {
-	return hashUUID("agentmem/qdrant/meta/v1", collection)
-}
-
 // hashUUID hashes length-prefixed parts into a UUID of version 8.
 func hashUUID(parts ...string) string {
 	h := sha256.New()
@@ -121,13 +120,11 @@ func hashUUID(parts ...string) string {
 func (d *Driver) encode(r memory.Record, version int64) (*qc.PointStruct, error) {
 	created, _ := memory.UnixNanos(r.Created) // Validate checked the range
 	p := map[string]*qc.Value{
+		fRecord:   qc.NewValueString(encodeRecord(r, version)),
 		fRecordID: qc.NewValueString(r.ID),
 		fKind:     qc.NewValueString(string(r.Kind)),
-		fLabel:    qc.NewValueString(r.Label),
 		fKey:      qc.NewValueString(r.Key),
-		fContent:  qc.NewValueString(r.Content),
 		fCreated:  qc.NewValueInt(created),
-		fTokens:   qc.NewValueInt(int64(r.Tokens)),
 		fVersion:  qc.NewValueInt(version),
 		fDead:     qc.NewValueBool(false),
 	}
@@ -139,24 +136,48 @@ func (d *Driver) encode(r memory.Record, version int64) (*qc.PointStruct, error)
 	} else {
 		exp, _ := memory.UnixNanos(r.Expires)
 		s, ns := splitNanos(exp)
-		p[fExpires] = qc.NewValueInt(exp)
 		p[fExpSec], p[fExpNano] = qc.NewValueInt(s), qc.NewValueInt(ns)
 	}
-	if len(r.Metadata) > 0 {
-		b, err := json.Marshal(r.Metadata)
-		if err != nil {
-			return nil, memory.Wrap(memory.ErrInvalidArgument, err, "record "+r.ID+": metadata")
-		}
-		p[fMeta] = qc.NewValueString(string(b))
-	}
+	vectors := map[string]*qc.Vector{}
 	if r.Vector != nil {
 		p[fVector] = qc.NewValueString(encodeVector(r.Vector))
+		vectors[vDense] = qc.NewVectorDense(unit(r.Vector))
+	}
+	p[fHasText] = qc.NewValueBool(r.Content != "")
+	p[fAsks] = qc.NewValueBool(driver.Asks(r.Content))
+	if sp := r.Metadata[memory.SpeakerKey]; sp != "" {
+		p[fSpeaker] = qc.NewValueString(sp)
+	}
+	if terms, indices, weights := d.textVector(r.Content); len(terms) > 0 {
+		list := make([]*qc.Value, len(terms))
+		for i, t := range terms {
+			list[i] = qc.NewValueString(t)
+		}
+		p[fTerms] = qc.NewValueFromList(list...)
+		vectors[vText] = qc.NewVectorSparse(indices, weights)
 	}
 	return &qc.PointStruct{
 		Id:      qc.NewID(PointID(d.coll, r.Identity.Tenant, r.ID)),
 		Payload: p,
-		Vectors: qc.NewVectorsMap(map[string]*qc.Vector{}),
+		Vectors: qc.NewVectorsMap(vectors),
 	}, nil
+}
+
+// unit returns v divided by its length, computed in float64, so that
+// Qdrant's own normalisation (in float32) of a Cosine vector leaves it
+// as it is, and vectors of extreme values do not overflow. v is not all
+// zeros (memory.CheckVector).
+func unit(v []float32) []float32 {
+	var n float64
+	for _, x := range v {
+		n += float64(x) * float64(x)
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) / n)
+	}
+	return out
 }
 
 // encodeVector keeps a vector bit for bit: its float32 values little-endian,
@@ -241,37 +262,26 @@ func errNotRecord(pt string, key string) error {
 	return memory.Errorf(memory.ErrInvalidArgument, "qdrant: point %s is not a record of this driver (payload key %q)", pt, key)
 }
 
-// decode returns the record a point's payload holds.
-func decode(pt *qc.RetrievedPoint) (memory.Record, error) {
+// decode returns the record a point's payload (at least recordFields)
+// holds.
+func decode(pt *qc.RetrievedPoint) (memory.Record, error) { return decodeWith(pt, nil) }
+
+// decodeWith is decode, with the point's vector when vec is not nil,
+// already decoded.
+func decodeWith(pt *qc.RetrievedPoint, vec []float32) (memory.Record, error) {
 	pr := &payloadReader{p: pt.GetPayload()}
-	r := memory.Record{
-		ID:       pr.str(fRecordID),
-		Kind:     memory.Kind(pr.str(fKind)),
-		Identity: pr.identity(),
-		Label:    pr.str(fLabel),
-		Key:      pr.str(fKey),
-		Content:  pr.str(fContent),
-		Created:  time.Unix(0, pr.int(fCreated)).UTC(),
-		Tokens:   int(pr.int(fTokens)),
-		Version:  pr.int(fVersion),
+	r, ok := decodeRecord(pr.str(fRecord))
+	if !ok {
+		return memory.Record{}, errNotRecord(pointString(pt.GetId()), fRecord)
 	}
-	if _, ok := pr.p[fExpires]; ok {
-		r.Expires = time.Unix(0, pr.int(fExpires)).UTC()
-	}
-	if m, ok := pr.optStr(fMeta); ok && pr.bad == "" {
-		if err := json.Unmarshal([]byte(m), &r.Metadata); err != nil {
-			pr.fail(fMeta)
-		}
-	}
-	if s, ok := pr.optStr(fVector); ok && pr.bad == "" {
+	if vec != nil {
+		r.Vector = vec
+	} else if s, ok := pr.optStr(fVector); ok {
 		v, ok := decodeVector(s)
 		if !ok {
-			pr.fail(fVector)
+			return memory.Record{}, errNotRecord(pointString(pt.GetId()), fVector)
 		}
 		r.Vector = v
-	}
-	if pr.bad != "" {
-		return memory.Record{}, errNotRecord(pointString(pt.GetId()), pr.bad)
 	}
 	return r, nil
 }

@@ -39,25 +39,8 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
-	// The store's dimension, read once from the collection when the batch
-	// has vectors; a batch that would fix it records it only after the
-	// checks below, just before the records are written.
-	known := int(d.dims.Load())
-	dims, err := driver.BatchDims(recs, known)
-	if err != nil {
+	if err := d.checkDims(recs); err != nil {
 		return err
-	}
-	fix := false
-	if dims != 0 && known == 0 {
-		if known, err = d.readDims(ctx); err != nil {
-			return err
-		}
-		if known != 0 {
-			if _, err := driver.BatchDims(recs, known); err != nil {
-				return err
-			}
-		}
-		fix = known == 0
 	}
 
 	// The later record of one (tenant, id) wins; each occurrence is one
@@ -106,12 +89,6 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 			return err
 		}
 		points[n], owners[n] = p, r.Identity
-	}
-
-	if fix {
-		if err := d.fixDims(ctx, dims); err != nil {
-			return err
-		}
 	}
 
 	for _, c := range chunks(points, maxUpsertPoints, maxUpsertBytes) {
@@ -226,56 +203,18 @@ func chunks(points []*qc.PointStruct, maxPoints, maxBytes int) [][]int {
 	return out
 }
 
-// fixDims records dims as the store's vector dimension unless one is
-// recorded: the meta point is inserted only if absent (update_mode
-// insert_only), then read back, so of racing first writers exactly one
-// dimension wins and the others' batches are refused before they write.
-func (d *Driver) fixDims(ctx context.Context, dims int) error {
-	id := qc.NewID(metaPointID(d.coll))
-	_, err := d.points().Upsert(ctx, &qc.UpsertPoints{
-		CollectionName: d.coll,
-		Wait:           qc.PtrOf(true),
-		Ordering:       strong(),
-		UpdateMode:     qc.PtrOf(qc.UpdateMode_InsertOnly),
-		Points: []*qc.PointStruct{{
-			Id:      id,
-			Payload: map[string]*qc.Value{fMetaKind: qc.NewValueString("dims"), fDims: qc.NewValueInt(int64(dims))},
-			Vectors: qc.NewVectorsMap(map[string]*qc.Vector{}),
-		}},
-	})
-	if err != nil {
-		return classify(ctx, err, "qdrant: recording the vector dimension")
+// checkDims checks the vectors of recs against the store's dimension:
+// a store opened without one (Options.Dims 0, on a collection without
+// dense vectors) holds no vectors.
+func (d *Driver) checkDims(recs []memory.Record) error {
+	if d.dims == 0 {
+		for _, r := range recs {
+			if r.Vector != nil {
+				return memory.Errorf(memory.ErrInvalidArgument, "record %s has a vector, and this store holds none: its collection was created without vectors (Options.Dims 0)", r.ID)
+			}
+		}
+		return nil
 	}
-	got, err := d.readDims(ctx)
-	if err != nil {
-		return err
-	}
-	if got != dims {
-		return driver.DimensionMismatch(dims, got)
-	}
-	return nil
-}
-
-// readDims returns the store's vector dimension, 0 when none is recorded,
-// and remembers it once recorded (it never changes).
-func (d *Driver) readDims(ctx context.Context) (int, error) {
-	resp, err := d.points().Get(ctx, &qc.GetPoints{
-		CollectionName:  d.coll,
-		Ids:             []*qc.PointId{qc.NewID(metaPointID(d.coll))},
-		WithPayload:     qc.NewWithPayloadInclude(fDims),
-		ReadConsistency: qc.NewReadConsistencyType(qc.ReadConsistencyType_All),
-	})
-	if err != nil {
-		return 0, classify(ctx, err, "qdrant: reading the vector dimension")
-	}
-	if len(resp.GetResult()) == 0 {
-		return 0, nil
-	}
-	pr := &payloadReader{p: resp.GetResult()[0].GetPayload()}
-	n := pr.int(fDims)
-	if pr.bad != "" || n <= 0 || n > memory.MaxVectorDims {
-		return 0, memory.Errorf(memory.ErrInvalidArgument, "qdrant: the collection's dimension point holds no valid dimension")
-	}
-	d.dims.Store(n)
-	return int(n), nil
+	_, err := driver.BatchDims(recs, d.dims)
+	return err
 }

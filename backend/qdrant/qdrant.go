@@ -6,7 +6,6 @@ import (
 	"net"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc"
@@ -27,7 +26,34 @@ type Options struct {
 	Collection string
 	// Clock decides expiry; nil means time.Now.
 	Clock memory.Clock
+	// Dims is the dimension of the store's vectors. Qdrant fixes a
+	// collection's vector size when the collection is created, so the
+	// dimension comes from here rather than from the first vector
+	// stored: New creates the collection with a dense vector of Dims
+	// values, and a record or query vector of another dimension is
+	// memory.ErrInvalidArgument. 0 opens an existing collection with the
+	// dimension it has, and creates a collection without dense vectors,
+	// whose records cannot carry one. An existing collection of another
+	// dimension is memory.ErrInvalidArgument.
+	Dims int
+	// ExactSearch makes every vector search exact: Qdrant scores every
+	// point the query's filter matches instead of walking its HNSW
+	// graph. Without it a search is approximate where Qdrant's planner
+	// chooses the graph (large filtered sets) and exact where it does
+	// not (small ones, below its full-scan threshold).
+	ExactSearch bool
+	// TextLength is the average length, in terms (the lexical engine's
+	// Analyze), that the text search normalises lengths by; 0 means
+	// DefaultTextLength. A record's sparse vector is weighed with it
+	// when the record is written, so every driver on one collection
+	// must use the same value.
+	TextLength float64
 }
+
+// DefaultTextLength is the average text length, in terms, the text
+// search normalises lengths by unless Options.TextLength says otherwise:
+// the order of a conversation turn or a fact once stopwords are dropped.
+const DefaultTextLength = 10
 
 // Driver is a driver.Driver and driver.Sweeper over one Qdrant
 // collection. It is safe for concurrent use; see the package
@@ -43,12 +69,16 @@ type Driver struct {
 	mu     sync.RWMutex
 	closed bool
 
-	dims atomic.Int64 // the store's vector dimension once read; 0 until known
+	dims    int     // the store's vector dimension; 0: no dense vectors
+	exact   bool    // Options.ExactSearch
+	textLen float64 // Options.TextLength, or DefaultTextLength
 }
 
 var (
-	_ driver.Driver  = (*Driver)(nil)
-	_ driver.Sweeper = (*Driver)(nil)
+	_ driver.Driver       = (*Driver)(nil)
+	_ driver.Sweeper      = (*Driver)(nil)
+	_ driver.VectorRanker = (*Driver)(nil)
+	_ driver.TextRanker   = (*Driver)(nil)
 )
 
 // maxRecvBytes is the largest response the driver accepts: pages of
@@ -72,7 +102,16 @@ func New(ctx context.Context, opt Options) (*Driver, error) {
 	if opt.Collection == "" || len(opt.Collection) > 255 {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Collection must be 1 to 255 bytes, got %d", len(opt.Collection))
 	}
-	d := &Driver{client: opt.Client, coll: opt.Collection, clock: opt.Clock}
+	if opt.Dims < 0 || opt.Dims > memory.MaxVectorDims {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Dims is %d; it must be between 0 and %d", opt.Dims, memory.MaxVectorDims)
+	}
+	if !(opt.TextLength >= 0 && opt.TextLength <= math.MaxFloat32) {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.TextLength is %v; it must be finite and not negative", opt.TextLength)
+	}
+	d := &Driver{client: opt.Client, coll: opt.Collection, clock: opt.Clock, dims: opt.Dims, exact: opt.ExactSearch, textLen: opt.TextLength}
+	if d.textLen == 0 {
+		d.textLen = DefaultTextLength
+	}
 	if err := d.ensureCollection(ctx); err != nil {
 		return nil, err
 	}
@@ -184,9 +223,10 @@ func indexes() []index {
 		out = append(out, kw(f.name, false))
 	}
 	return append(out,
-		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false),
+		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false), kw(fTerms, false),
 		index{fDead, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
-		num(fCreated), num(fExpires), num(fExpSec), num(fExpNano), num(fDelAt),
+		index{fHasText, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
+		num(fCreated), num(fExpSec), num(fExpNano), num(fDelAt),
 	)
 }
 
@@ -200,11 +240,17 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 	}
 	have := map[string]bool{}
 	if !ex.GetResult().GetExists() {
-		// No vectors yet: an empty map of named vectors, as REST's
-		// "vectors": {}.
+		// Named vectors: the dense one when the store has a dimension
+		// (else an empty map, as REST's "vectors": {}), and the sparse
+		// one of the text search.
+		dense := map[string]*qc.VectorParams{}
+		if d.dims > 0 {
+			dense[vDense] = &qc.VectorParams{Size: uint64(d.dims), Distance: qc.Distance_Cosine}
+		}
 		_, err := cols.Create(ctx, &qc.CreateCollection{
-			CollectionName: d.coll,
-			VectorsConfig:  qc.NewVectorsConfigMap(map[string]*qc.VectorParams{}),
+			CollectionName:      d.coll,
+			VectorsConfig:       qc.NewVectorsConfigMap(dense),
+			SparseVectorsConfig: qc.NewSparseVectorsConfig(map[string]*qc.SparseVectorParams{vText: {}}),
 		})
 		if err != nil && kindOf(err) != memory.ErrConflict { // AlreadyExists: another opener won
 			return classify(ctx, err, "qdrant: creating collection "+strconv.Quote(d.coll))
@@ -213,6 +259,9 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 	info, err := cols.Get(ctx, &qc.GetCollectionInfoRequest{CollectionName: d.coll})
 	if err != nil {
 		return classify(ctx, err, "qdrant: reading collection "+strconv.Quote(d.coll))
+	}
+	if err := d.checkVectors(info.GetResult().GetConfig().GetParams()); err != nil {
+		return err
 	}
 	for k := range info.GetResult().GetPayloadSchema() {
 		have[k] = true
@@ -229,6 +278,32 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 		if err != nil {
 			return classify(ctx, err, "qdrant: creating the payload index on "+ix.field)
 		}
+	}
+	return nil
+}
+
+// checkVectors checks an existing collection's named vectors against
+// the driver's and adopts the collection's dimension when the options
+// named none: a collection's vectors are fixed when it is created.
+func (d *Driver) checkVectors(p *qc.CollectionParams) error {
+	name := strconv.Quote(d.coll)
+	if _, ok := p.GetSparseVectorsConfig().GetMap()[vText]; !ok {
+		return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s has no sparse vector %q: it was not made by this driver", name, vText)
+	}
+	size := 0
+	if dense, ok := p.GetVectorsConfig().GetParamsMap().GetMap()[vDense]; ok {
+		if dense.GetDistance() != qc.Distance_Cosine {
+			return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s's vector %q has distance %v, not Cosine", name, vDense, dense.GetDistance())
+		}
+		size = int(dense.GetSize())
+	}
+	switch {
+	case d.dims == 0:
+		d.dims = size
+	case size == 0:
+		return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s was created without vectors; Options.Dims is %d, and a collection's vectors are fixed when it is created", name, d.dims)
+	case size != d.dims:
+		return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s holds vectors of %d dimensions; Options.Dims is %d", name, size, d.dims)
 	}
 	return nil
 }

@@ -57,7 +57,7 @@ func TestRealQdrant(t *testing.T) {
 		clock memory.Clock
 	}{}
 	open := func(t *testing.T, coll string, clock memory.Clock) driver.Driver {
-		d, err := qdrant.Open(ctx, addr, qdrant.Options{Collection: coll, Clock: clock})
+		d, err := qdrant.Open(ctx, addr, qdrant.Options{Collection: coll, Clock: clock, Dims: backendtest.VectorDims, ExactSearch: true})
 		if err != nil {
 			t.Fatalf("qdrant.Open(%s): %v", addr, err)
 		}
@@ -91,6 +91,9 @@ func TestRealQdrant(t *testing.T) {
 			mu.Unlock()
 			return open(t, o.coll, o.clock)
 		},
-		Sweeper: true,
+		Sweeper:         true,
+		VectorSearch:    backendtest.ExactVectorSearch,
+		TextSearch:      backendtest.ApproximateTextSearch,
+		FixedVectorDims: true,
 	})
 }

@@ -1,0 +1,96 @@
+package qdrant
+
+import (
+	"context"
+	"math"
+
+	qc "github.com/qdrant/go-client/qdrant"
+
+	"github.com/agentmem/memory/backend/driver"
+)
+
+// Search returns the k unexpired records matching q nearest to vec by
+// cosine similarity; see driver.VectorSearcher and the package
+// documentation.
+func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	cands, err := d.nearest(ctx, q, vec, k, nil)
+	if err != nil || cands == nil {
+		return nil, err
+	}
+	return matches(cands)
+}
+
+// RankVector is Search with each match's driver.Ref in place of its
+// record (driver.VectorRanker): it reads only the fields of a Ref and the
+// vector of each point.
+func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.RefMatch, error) {
+	cands, err := d.nearest(ctx, q, vec, k, append(refFields[:len(refFields):len(refFields)], fVector))
+	if err != nil || cands == nil {
+		return nil, err
+	}
+	return refMatches(cands)
+}
+
+// nearest runs a vector search, reading the payload keys include (nil:
+// a record's). Qdrant ranks the points by the float32 cosine of their
+// normalised vectors; nearest scores each point it reads again, in
+// float64 from the vector kept in its payload, as the contract's cosine
+// similarity, and ranks by that (rank, with the slack float32 rounding
+// allows).
+func (d *Driver) nearest(ctx context.Context, q driver.Query, vec []float32, k int, include []string) ([]candidate, error) {
+	now, err := driver.Admit(ctx, driver.CheckSearch(q, vec, k), d.clock)
+	if err != nil {
+		return nil, err
+	}
+	if d.dims == 0 {
+		return nil, nil // a store without vectors: nothing is near anything
+	}
+	if len(vec) != d.dims {
+		return nil, driver.DimensionMismatch(len(vec), d.dims)
+	}
+	leave, err := d.enter()
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
+	req := &qc.QueryPoints{
+		CollectionName:  d.coll,
+		Query:           qc.NewQueryDense(unit(vec)),
+		Using:           qc.PtrOf(vDense),
+		Filter:          d.listFilter(q, now),
+		WithPayload:     withPayload(include),
+		ReadConsistency: readAll(),
+	}
+	if d.exact {
+		req.Params = &qc.SearchParams{Exact: qc.PtrOf(true)}
+	}
+	score := func(c *candidate) error {
+		pr := &payloadReader{p: c.pt.GetPayload()}
+		v, ok := decodeVector(pr.str(fVector))
+		if !ok || len(v) != len(vec) {
+			return errNotRecord(pointString(c.pt.GetId()), fVector)
+		}
+		c.score, c.vec = cosine(v, vec), v
+		return nil
+	}
+	return d.rank(ctx, req, k, score, cosineSlack(d.dims))
+}
+
+// cosine is the cosine similarity of a and b, of one length, in float64.
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	return dot / math.Sqrt(na*nb)
+}
+
+// cosineSlack bounds how far Qdrant's float32 cosine of two unit vectors
+// of dims values may be from the float64 one: the rounding of each
+// product and sum (dims units in the last place of a float32, 2^-24
+// each, doubled), and of the normalisations.
+func cosineSlack(dims int) float64 {
+	return 1e-6 + 2*float64(dims)*0x1p-24
+}
