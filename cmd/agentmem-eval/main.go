@@ -32,7 +32,7 @@
 //
 // Usage:
 //
-//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text|hybrid-hash] [-driver inmem|sqlite|fs] [-strict] [-quiet]
+//	go run ./cmd/agentmem-eval [-data FILE] [-mode lexical|text|hybrid-hash] [-driver inmem|sqlite|fs|qdrant] [-strict] [-quiet]
 //	    [-candidates N] [-neighbours N] [-neighbour-weight W] [-speaker-boost W] [-session-weight W] [-date-boost W] [-question-penalty W]
 //	    [-recency-half-life D] [-recency-weight W] [-diversity W] [-fusion score|rank]
 //

@@ -181,3 +181,32 @@ func TestLoCoMoDev(t *testing.T) {
 	}
 	t.Log("\n" + out)
 }
+
+// TestQdrantStore checks the qdrant driver's opener: two conversations
+// get stores of their own on the one in-process server, each answering
+// a text search over its own records only.
+func TestQdrantStore(t *testing.T) {
+	ctx := context.Background()
+	c := mini(t).Conversations[0]
+	var stores []textStore
+	for range 2 {
+		st, err := openQdrant(ctx, "conv-x", time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		stores = append(stores, st)
+	}
+	for _, rec := range Records(c) {
+		if err := stores[0].Add(ctx, rec.Identity, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ms, err := stores[0].SearchText(ctx, Identity(c), recallQuery, "who said hello?", Depth)
+	if err != nil || len(ms) == 0 || ms[0].Record.Metadata[diaKey] != "D1:1" {
+		t.Errorf("search found %v, %v; want D1:1 first", ms, err)
+	}
+	if ms, err := stores[1].SearchText(ctx, Identity(c), recallQuery, "who said hello?", Depth); err != nil || len(ms) != 0 {
+		t.Errorf("the second conversation's store found %v, %v; want nothing: it holds no records", ms, err)
+	}
+}

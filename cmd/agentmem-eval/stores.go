@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"os"
+	"net"
 	"path/filepath"
+	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentmem/memory"
@@ -12,7 +16,9 @@ import (
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/backend/qdrant"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/internal/qdrantserver"
 )
 
 // drivers are the storage drivers a conversation's store can use, by name.
@@ -23,6 +29,7 @@ var drivers = map[string]struct {
 	"inmem":  {"a fresh in-memory driver per conversation", openInmem},
 	"sqlite": {"a fresh SQLite file per conversation, in a temporary directory removed afterwards", openSQLite},
 	"fs":     {"a fresh fs log per conversation, in a temporary directory removed afterwards", openFS},
+	"qdrant": {"a fresh collection per conversation on an in-process Qdrant server (internal/qdrantserver) over loopback gRPC; approximate text search", openQdrant},
 }
 
 var _ textStore = (*backend.Store)(nil)
@@ -77,4 +84,38 @@ type tempStore struct {
 // Close closes the store and removes its directory.
 func (s tempStore) Close() error {
 	return errors.Join(s.Store.Close(), os.RemoveAll(s.dir))
+}
+
+// qdrantServer is the in-process Qdrant server of the run, started by the
+// first conversation that needs it and serving until the process ends.
+var qdrantServer struct {
+	once  sync.Once
+	addr  string
+	err   error
+	colls atomic.Int64
+}
+
+// openQdrant returns a store over a fresh collection of the run's
+// in-process Qdrant server.
+func openQdrant(ctx context.Context, _ string, now time.Time) (textStore, error) {
+	qs := &qdrantServer
+	qs.once.Do(func() {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			qs.err = err
+			return
+		}
+		go func() { _ = qdrantserver.New().Serve(l) }()
+		qs.addr = l.Addr().String()
+	})
+	if qs.err != nil {
+		return nil, qs.err
+	}
+	clock := fixedClock(now)
+	coll := "conversation-" + strconv.FormatInt(qs.colls.Add(1), 10)
+	d, err := qdrant.Open(ctx, qs.addr, qdrant.Options{Collection: coll, Clock: clock})
+	if err != nil {
+		return nil, err
+	}
+	return backend.NewStore(d, backend.StoreOptions{Clock: clock}), nil
 }
