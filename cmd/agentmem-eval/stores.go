@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
