@@ -70,6 +70,7 @@ func TestConformance(t *testing.T) {
 			return open(t, o)
 		},
 		Sweeper:         true,
+		Swapper:         true,
 		VectorSearch:    backendtest.ExactVectorSearch,
 		TextSearch:      backendtest.ApproximateTextSearch,
 		FixedVectorDims: true,

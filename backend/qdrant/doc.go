@@ -1,6 +1,6 @@
 // Package qdrant is a storage driver over one Qdrant collection, through
 // the official Go client (github.com/qdrant/go-client, gRPC): a
-// driver.Driver and driver.Sweeper with vector search
+// driver.Driver, driver.Sweeper and driver.Swapper with vector search
 // (driver.VectorRanker), text search (driver.TextRanker) and a hybrid
 // search fused by Qdrant (SearchHybrid). It needs Qdrant 1.17 or newer
 // (conditional upserts with update_mode).
@@ -22,33 +22,35 @@
 // A record is one point whose id is PointID(collection, tenant, record
 // id): a UUID from a SHA-256 of the three, length-prefixed, so re-adding
 // a record writes its point again, and two tenants' records under one id
-// are two points. The payload holds the whole record:
+// are two points. Its payload holds the whole record in one string, and
+// beside it the fields the driver's filters and searches read:
 //
-//	tenant, user, agent, instance, squad, session  "=" + the identity field (so "" is "=")
-//	record_id, kind, label, key, content            strings, as written
-//	metadata                                        the metadata map as a JSON object in a string; absent when empty
-//	created                                         unix nanoseconds (integer)
-//	expires                                         unix nanoseconds; absent when the record never expires
-//	expires_s, expires_ns                           expires as whole seconds (rounded down) and the nanoseconds past
-//	                                                them; 2^40 seconds when it never expires
-//	tokens, version                                 integers
+//	record                                          the record less its vector: its fields length-prefixed in one
+//	                                                string (record.go), which a read decodes as one payload value
 //	vector                                          the float32 values, little-endian, in base64; absent without a vector
+//	tenant, user, agent, instance, squad, session  "=" + the identity field (so "" is "=")
+//	record_id, kind, key                            strings, as written
+//	created, version                                unix nanoseconds; the version (integers)
+//	expires_s, expires_ns                           the expiry as whole seconds (rounded down) and the nanoseconds
+//	                                                past them; 2^40 seconds when it never expires
 //	dead                                            false; true once a Delete or Sweep has marked the point
 //	del, del_at                                     the marking call's token and wall-clock second (marked points only)
 //	text, asks                                      whether content is not "", and driver.Asks(content)
 //	speaker                                         metadata[memory.SpeakerKey]; absent when empty
 //	terms                                           content's distinct terms (the lexical engine's Analyze); absent without any
+//	writes                                          the point's recent writes (below)
 //
 // and its named vectors: "dense", the record's vector divided by its
 // length (in float64, so vectors of extreme values do not overflow), and
 // "text", the content's terms weighed for BM25 (below).
 //
-// Content, label, key and metadata are strings in the payload, so they
-// come back byte for byte (a document's JSON is never parsed); times come
-// back to the nanosecond, in UTC; vectors bit for bit. Expiry is compared
-// on expires_s and expires_ns because Qdrant's range bounds are float64,
-// which cannot hold nanoseconds since 1970 exactly; whole seconds and
-// nanoseconds each fit.
+// Content, label, key and metadata come back byte for byte (a document's
+// JSON is never parsed); times to the nanosecond, in UTC; vectors bit for
+// bit. Expiry is compared on expires_s and expires_ns because Qdrant's
+// range bounds are float64, which cannot hold nanoseconds since 1970
+// exactly; whole seconds and nanoseconds each fit. Reading a record is
+// two payload values, not fifteen: decoding protobuf maps of values is
+// most of the client's time in a search.
 //
 // # Guarantees: what holds and what does not
 //
@@ -69,17 +71,35 @@
 //     order, each request its own Qdrant operation. Retrying the Put is
 //     safe: it rewrites the same points.
 //
-// Every upsert carries an update_filter: a point is replaced only when
-// the identity stored in it is the one writing it, or a Delete has marked
-// it. A writer of another identity that stores the same id between the
-// check and the write is therefore never overwritten (Qdrant skips such a
-// point silently); Put reads the batch's points back after writing and
-// reports driver.HeldByAnother when one is now another identity's, the
-// rest of the batch being stored. Versions count every write of an id
-// (the later record of one id in one batch wins, each occurrence one
-// write), but two Puts of one id that race may write the same version:
-// a Put is not a compare-and-swap, and this driver has no
-// driver.Swapper yet.
+// Every write is conditional. Put and Swap read the points they write
+// first, and each upsert carries an update_filter under which Qdrant
+// replaces a point only while it is as it was read: at the version read,
+// stored by the identity writing it, unmarked; or marked by the same
+// Delete. A point that was absent is inserted only while it is still
+// absent. Qdrant skips a point whose condition fails silently and says
+// nothing of what it wrote, so every point also carries its recent writes
+// (payload key "writes": version, the writing call's token and second,
+// the last two minutes' and at most 64), and the writer reads its points
+// back:
+//
+//   - its own entry there: written, even if later writes have replaced
+//     it since;
+//   - another identity now holds the id: Put and Swap fail with
+//     driver.HeldByAnother (a Put's records written before stay stored);
+//   - otherwise another write took the version first: Put writes that
+//     record again from what the point holds now, up to 16 times, and
+//     then fails with memory.ErrUnavailable; Swap fails with
+//     memory.ErrConflict, having stored nothing.
+//
+// So versions never repeat while a record is stored, a plain Put between
+// a read and a Swap makes the Swap fail, and of Swaps racing from one
+// version exactly one wins (driver.Swapper). When more writes replaced a
+// Swap's write before it read the point back than its recent writes keep,
+// whether it won is unknown, and Swap fails with memory.ErrUnavailable
+// rather than guess (a Put counts such a record written: a later write
+// meant to replace it did). A write whose point a Delete removed after it
+// wrote reads back nothing of it and reports it lost or rewrites it; a
+// Put whose point is recreated after a Delete starts again at version 1.
 //
 // Every write waits for the operation to be applied (wait=true) with
 // strong write ordering; every read asks for consistency from all
@@ -205,10 +225,10 @@
 // TestConformance runs the conformance suite (backend/backendtest) on the
 // in-process server internal/qdrantserver, declaring driver.Sweeper,
 // exact vector search of a fixed dimension (Options.ExactSearch),
-// approximate text search, and replicas (a second driver with its own
-// client on the same collection); every check of the driver contract
-// runs, and the checks of compare-and-swap and the work queue skip, as
-// the driver does not declare them. TestRealQdrant runs the same suite against a
+// approximate text search, compare-and-swap, and replicas (a second
+// driver with its own client on the same collection); every check of
+// the driver contract runs, and those of the work queue skip, as the
+// driver has none (driver.Claimer). TestRealQdrant runs the same suite against a
 // real Qdrant when QDRANT_ADDR names one. The in-process server applies
 // an upsert request whole and orders ties by point id, so the partial
 // application described above is documented from Qdrant's source, not

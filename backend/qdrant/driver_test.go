@@ -160,16 +160,6 @@ func TestFilterTranslation(t *testing.T) {
 				qc.NewRange("expires_s", &qc.Range{Lt: qc.PtrOf(float64(s))}),
 				sub(&qc.Filter{Must: []*qc.Condition{qc.NewMatchInt("expires_s", s), qc.NewRange("expires_ns", &qc.Range{Lte: qc.PtrOf(float64(ns))})}}),
 			}})}}},
-		{"write of one identity", qdrant.WriteFilterOf([]memory.Identity{acme}, [][]string{{"p1"}}),
-			&qc.Filter{Should: []*qc.Condition{qc.NewMatchBool("dead", true), sub(&qc.Filter{Must: []*qc.Condition{
-				kw("tenant", "=acme"), kw("user", "=ann"), kw("agent", "=a"), kw("instance", "="), kw("squad", "="), kw("session", "=s1")}})}}},
-		{"write of two identities", qdrant.WriteFilterOf([]memory.Identity{{Tenant: "t"}, {Tenant: "t", User: "u"}}, [][]string{{"p1", "p2"}, {"p3"}}),
-			&qc.Filter{Should: []*qc.Condition{qc.NewMatchBool("dead", true),
-				sub(&qc.Filter{Must: []*qc.Condition{qc.NewHasID(qc.NewID("p1"), qc.NewID("p2")),
-					kw("tenant", "=t"), kw("user", "="), kw("agent", "="), kw("instance", "="), kw("squad", "="), kw("session", "=")}}),
-				sub(&qc.Filter{Must: []*qc.Condition{qc.NewHasID(qc.NewID("p3")),
-					kw("tenant", "=t"), kw("user", "=u"), kw("agent", "="), kw("instance", "="), kw("squad", "="), kw("session", "=")}}),
-			}}},
 	}
 	for _, c := range cases {
 		if !proto.Equal(c.got, c.want) {
@@ -232,51 +222,84 @@ func TestChunks(t *testing.T) {
 	}
 }
 
-// TestWriteFilterProtectsOthers writes, as the driver's upsert does, a
-// point another identity holds, and a point a Delete has marked: the
-// first is kept, the second replaced.
-func TestWriteFilterProtectsOthers(t *testing.T) {
+// TestWriteRaces makes another writer change a point between Put's read
+// of it and its write, through a hook the tests have: another identity
+// creating it (Put reports it held and stores nothing under it), the
+// same identity replacing it (Put writes again over the new version),
+// and a Delete marking it (Put writes again, a new record at version 1).
+func TestWriteRaces(t *testing.T) {
 	d, c := open(t, nil)
+	other, _ := qdrant.New(context.Background(), qdrant.Options{Client: qdrant.ClientOf(d), Collection: d.Collection()})
 	ctx := context.Background()
 	ann := memory.Identity{Tenant: "t", User: "ann"}
 	bob := memory.Identity{Tenant: "t", User: "bob"}
 	rec := func(id string, who memory.Identity, content string) memory.Record {
 		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: content, Created: t0}
 	}
-	if err := d.Put(ctx, []memory.Record{rec("held", ann, "ann's"), rec("marked", ann, "ann's")}); err != nil {
-		t.Fatal(err)
-	}
-	markedID := qc.NewID(qdrant.PointID("mem", "t", "marked"))
-	if _, err := c.SetPayload(ctx, &qc.SetPayloadPoints{CollectionName: "mem", Wait: qc.PtrOf(true),
-		Payload: qc.NewValueMap(map[string]any{"dead": true, "del": "someone", "del_at": time.Now().Unix()}), PointsSelector: qc.NewPointsSelector(markedID)}); err != nil {
-		t.Fatal(err)
-	}
-	var pts []*qc.PointStruct
-	for _, id := range []string{"held", "marked"} {
-		p, err := qdrant.EncodeRecord("mem", rec(id, bob, "bob's"), 1)
-		if err != nil {
-			t.Fatal(err)
+	get := func(id string) memory.Record {
+		t.Helper()
+		q := tenantQuery("t")
+		q.IDs = []string{id}
+		got, err := d.List(ctx, q)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("List of %s = %v, %v", id, got, err)
 		}
-		pts = append(pts, p)
+		return got[0]
 	}
-	filter := qdrant.WriteFilterOf([]memory.Identity{bob}, [][]string{nil})
-	if _, err := c.Upsert(ctx, &qc.UpsertPoints{CollectionName: "mem", Wait: qc.PtrOf(true), Points: pts, UpdateFilter: filter}); err != nil {
+	race := func(f func()) {
+		once := false
+		qdrant.BeforeWrite(d, func() {
+			if !once {
+				once = true
+				f()
+			}
+		})
+	}
+
+	race(func() {
+		if err := other.Put(ctx, []memory.Record{rec("created", ann, "ann's")}); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := d.Put(ctx, []memory.Record{rec("created", bob, "bob's")}); !errors.Is(err, memory.ErrPermissionDenied) {
+		t.Errorf("Put of a point another identity created meanwhile: %v, want memory.ErrPermissionDenied", err)
+	}
+	if got := get("created"); got.Identity != ann || got.Content != "ann's" || got.Version != 1 {
+		t.Errorf("the point ann created meanwhile became %+v", got)
+	}
+
+	if err := d.Put(ctx, []memory.Record{rec("moved", ann, "first")}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := d.List(ctx, tenantQuery("t"))
-	if err != nil {
+	race(func() {
+		if err := other.Put(ctx, []memory.Record{rec("moved", ann, "second")}); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := d.Put(ctx, []memory.Record{rec("moved", ann, "third")}); err != nil {
 		t.Fatal(err)
 	}
-	byID := map[string]memory.Record{}
-	for _, r := range got {
-		byID[r.ID] = r
+	if got := get("moved"); got.Content != "third" || got.Version != 3 {
+		t.Errorf("after a write that raced another: %q at version %d, want \"third\" at 3 (versions never repeat)", got.Content, got.Version)
 	}
-	if r := byID["held"]; r.Identity != ann || r.Content != "ann's" {
-		t.Errorf("the point ann holds became %+v", r)
+
+	if err := d.Put(ctx, []memory.Record{rec("marked", ann, "old")}); err != nil {
+		t.Fatal(err)
 	}
-	if r := byID["marked"]; r.Identity != bob || r.Content != "bob's" {
-		t.Errorf("the marked point was not replaced: %+v", r)
+	race(func() { // a Delete that marks the point and has not removed it yet
+		if _, err := c.SetPayload(ctx, &qc.SetPayloadPoints{CollectionName: "mem", Wait: qc.PtrOf(true),
+			Payload:        qc.NewValueMap(map[string]any{"dead": true, "del": "unfinished", "del_at": time.Now().Unix()}),
+			PointsSelector: qc.NewPointsSelector(qc.NewID(qdrant.PointID("mem", "t", "marked")))}); err != nil {
+			t.Error(err)
+		}
+	})
+	if err := d.Put(ctx, []memory.Record{rec("marked", ann, "new")}); err != nil {
+		t.Fatal(err)
 	}
+	if got := get("marked"); got.Content != "new" || got.Version != 1 {
+		t.Errorf("a record a Delete marked while it was written: %q at version %d, want \"new\" at 1 (a new record)", got.Content, got.Version)
+	}
+	qdrant.BeforeWrite(d, nil)
 }
 
 // TestMarkedPoints checks what a Delete that marked points and never

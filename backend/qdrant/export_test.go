@@ -23,19 +23,6 @@ func DeleteFilterOf(collection string, q driver.Query) *qc.Filter {
 // SweepFilterOf returns the filter of Sweep's mark at now.
 func SweepFilterOf(now int64) *qc.Filter { return sweepFilter(now) }
 
-// WriteFilterOf returns the update filter of an upsert of the points ids
-// (point ids) written by who, one identity per entry.
-func WriteFilterOf(who []memory.Identity, ids [][]string) *qc.Filter {
-	groups := make([]writerGroup, len(who))
-	for i := range who {
-		groups[i].id = who[i]
-		for _, id := range ids[i] {
-			groups[i].points = append(groups[i].points, qc.NewID(id))
-		}
-	}
-	return writeFilter(groups)
-}
-
 // Chunks is chunks.
 func Chunks(points []*qc.PointStruct, maxPoints, maxBytes int) [][]int {
 	return chunks(points, maxPoints, maxBytes)
@@ -64,3 +51,10 @@ var (
 	RecordString      = encodeRecord
 	ParseRecordString = decodeRecord
 )
+
+// BeforeWrite sets a function d calls between reading the points of a
+// write and writing them; nil removes it.
+func BeforeWrite(d *Driver, f func()) { d.beforeWrite = f }
+
+// ClientOf returns d's client.
+func ClientOf(d *Driver) *qc.Client { return d.client }

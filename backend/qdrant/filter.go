@@ -96,27 +96,3 @@ func identityConditions(id memory.Identity) []*qc.Condition {
 	}
 	return out
 }
-
-// writeFilter is the update_filter of an upsert of points written by the
-// given identities (each with the ids of its points): an existing point
-// is replaced only when it is stored by the identity that writes it, or
-// when a Delete has marked it (it is gone for readers, and the write
-// recreates it). A point that does not exist is inserted whatever the
-// filter, as Qdrant's upsert does.
-func writeFilter(groups []writerGroup) *qc.Filter {
-	should := []*qc.Condition{qc.NewMatchBool(fDead, true)}
-	if len(groups) == 1 {
-		return &qc.Filter{Should: append(should, qc.NewFilterAsCondition(&qc.Filter{Must: identityConditions(groups[0].id)}))}
-	}
-	for _, g := range groups {
-		must := append([]*qc.Condition{qc.NewHasID(g.points...)}, identityConditions(g.id)...)
-		should = append(should, qc.NewFilterAsCondition(&qc.Filter{Must: must}))
-	}
-	return &qc.Filter{Should: should}
-}
-
-// writerGroup is one identity's points in an upsert.
-type writerGroup struct {
-	id     memory.Identity
-	points []*qc.PointId
-}

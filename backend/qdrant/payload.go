@@ -33,6 +33,7 @@ const (
 	fHasText  = "text"    // content is not ""
 	fAsks     = "asks"    // driver.Asks(content)
 	fSpeaker  = "speaker" // metadata[memory.SpeakerKey], when not ""
+	fWrites   = "writes"  // the point's recent writes (writes.go)
 )
 
 // Named vectors.

@@ -2,6 +2,7 @@ package qdrant
 
 import (
 	"context"
+	"time"
 
 	qc "github.com/qdrant/go-client/qdrant"
 	"google.golang.org/protobuf/proto"
@@ -63,119 +64,214 @@ func (d *Driver) Put(ctx context.Context, recs []memory.Record) error {
 		}
 	}
 
-	// Read what the store holds under the batch's ids, and refuse the
-	// whole batch before writing anything when another identity holds one.
-	ids := make([]*qc.PointId, len(order))
-	for n, i := range order {
-		ids[n] = qc.NewID(PointID(d.coll, recs[i].Identity.Tenant, recs[i].ID))
-	}
-	stored, err := d.readOwners(ctx, ids)
-	if err != nil {
-		return err
-	}
-	points := make([]*qc.PointStruct, len(order))
-	owners := make([]memory.Identity, len(order))
-	for n, i := range order {
-		r := recs[i]
-		version := int64(0)
-		if o, ok := stored[pointString(ids[n])]; ok && !o.dead {
-			if o.id != r.Identity {
-				return driver.HeldByAnother(r.ID)
-			}
-			version = o.version
+	// Write the batch, then read its points back: a point another writer
+	// changed between the read and the write was skipped (its guard no
+	// longer held), and is written again from what it holds now.
+	pending := order
+	token := newToken()
+	for attempt := 1; len(pending) > 0; attempt++ {
+		if attempt > maxAttempts {
+			return memory.Errorf(memory.ErrUnavailable, "qdrant: %d records were changed by other writers between every read and write, %d times; the rest of the batch is stored", len(pending), maxAttempts)
 		}
-		p, err := d.encode(r, version+writes[idKey{r.Identity.Tenant, r.ID}])
-		if err != nil {
+		if pending, err = d.putOnce(ctx, recs, pending, writes, token); err != nil {
 			return err
-		}
-		points[n], owners[n] = p, r.Identity
-	}
-
-	for _, c := range chunks(points, maxUpsertPoints, maxUpsertBytes) {
-		var groups []writerGroup
-		at := map[memory.Identity]int{}
-		for _, n := range c {
-			g, ok := at[owners[n]]
-			if !ok {
-				g = len(groups)
-				at[owners[n]] = g
-				groups = append(groups, writerGroup{id: owners[n]})
-			}
-			groups[g].points = append(groups[g].points, points[n].GetId())
-		}
-		req := &qc.UpsertPoints{
-			CollectionName: d.coll,
-			Wait:           qc.PtrOf(true),
-			Ordering:       strong(),
-			UpdateFilter:   writeFilter(groups),
-			Points:         make([]*qc.PointStruct, len(c)),
-		}
-		for j, n := range c {
-			req.Points[j] = points[n]
-		}
-		if _, err := d.points().Upsert(ctx, req); err != nil {
-			return classify(ctx, err, "qdrant: upsert")
-		}
-	}
-
-	// A point that was absent when read may have been created meanwhile
-	// by another identity, whose record the update filter kept: then the
-	// id is held by another, and this batch's record under it was not
-	// stored.
-	after, err := d.readOwners(ctx, ids)
-	if err != nil {
-		return err
-	}
-	for n, i := range order {
-		if o, ok := after[pointString(ids[n])]; ok && !o.dead && o.id != recs[i].Identity {
-			return driver.HeldByAnother(recs[i].ID)
 		}
 	}
 	return nil
 }
 
-// owner is what Put reads of a stored point: its identity, version and
-// whether a Delete or Sweep has marked it.
-type owner struct {
+// maxAttempts is how many times Put writes a record whose point other
+// writers keep changing between its read and its write.
+const maxAttempts = 16
+
+// putOnce writes the records of recs at the indexes pending (each the
+// last of its id in the batch, written writes[its id] times): it reads
+// their points, refuses the whole set with driver.HeldByAnother when
+// another identity holds one, writes each guarded by what it read, and
+// returns the indexes of the records whose write was skipped.
+func (d *Driver) putOnce(ctx context.Context, recs []memory.Record, pending []int, writes map[idKey]int64, token string) ([]int, error) {
+	ids := make([]*qc.PointId, len(pending))
+	for n, i := range pending {
+		ids[n] = qc.NewID(PointID(d.coll, recs[i].Identity.Tenant, recs[i].ID))
+	}
+	before, err := d.readStates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	points := make([]*qc.PointStruct, len(pending))
+	guards := make([]*qc.Condition, len(pending))
+	versions := make([]int64, len(pending))
+	second := time.Now().Unix()
+	for n, i := range pending {
+		r := recs[i]
+		st := before[pointString(ids[n])]
+		if st.held(r.Identity) { // on a later attempt, what earlier ones wrote stays stored
+			return nil, driver.HeldByAnother(r.ID)
+		}
+		versions[n] = st.liveVersion() + writes[idKey{r.Identity.Tenant, r.ID}]
+		p, err := d.encode(r, versions[n])
+		if err != nil {
+			return nil, err
+		}
+		p.Payload[fWrites] = qc.NewValueString(formatWrites(pushWrite(st.carried(), write{versions[n], token, second})))
+		points[n], guards[n] = p, st.guard(ids[n], r.Identity)
+	}
+	if d.beforeWrite != nil {
+		d.beforeWrite()
+	}
+	for _, c := range chunks(points, maxUpsertPoints, maxUpsertBytes) {
+		req := &qc.UpsertPoints{
+			CollectionName: d.coll,
+			Wait:           qc.PtrOf(true),
+			Ordering:       strong(),
+			Points:         make([]*qc.PointStruct, len(c)),
+		}
+		var should []*qc.Condition
+		for j, n := range c {
+			req.Points[j] = points[n]
+			if guards[n] != nil {
+				should = append(should, guards[n])
+			}
+		}
+		req.UpdateFilter = guardFilter(should)
+		if _, err := d.points().Upsert(ctx, req); err != nil {
+			return nil, classify(ctx, err, "qdrant: upsert")
+		}
+	}
+	after, err := d.readStates(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var again []int
+	for n, i := range pending {
+		st := after[pointString(ids[n])]
+		switch outcomeOf(st.writes, versions[n], token) {
+		case applied:
+		case unknown:
+			// Later writes replaced it, and their entries no longer
+			// reach back to it: it was written, or it was not and the
+			// point is another write's. Either way a record is stored
+			// that a later write meant to replace this one's.
+		default:
+			if st.held(recs[i].Identity) {
+				return nil, driver.HeldByAnother(recs[i].ID)
+			}
+			again = append(again, i)
+		}
+	}
+	return again, nil
+}
+
+// state is what a write reads of a point before writing it, and after.
+type state struct {
+	exists  bool
 	id      memory.Identity
 	version int64
 	dead    bool
+	del     string // the marking call's token, when dead
+	expSec  int64
+	expNano int64
+	writes  []write
 }
 
-// ownerFields is the payload Put reads.
-var ownerFields = func() []string {
-	out := []string{fVersion, fDead}
+// held reports whether another identity than id holds the point's
+// record.
+func (s state) held(id memory.Identity) bool { return s.exists && !s.dead && s.id != id }
+
+// liveVersion is the version of the record stored (expired or not), 0
+// when none is: the point is absent, or a Delete has marked it.
+func (s state) liveVersion() int64 {
+	if !s.exists || s.dead {
+		return 0
+	}
+	return s.version
+}
+
+// carried returns the recent writes a write of the point carries forward:
+// none when it recreates the record.
+func (s state) carried() []write {
+	if !s.exists || s.dead {
+		return nil
+	}
+	return s.writes
+}
+
+// expiredAt reports whether the stored record has expired at now (unix
+// nanoseconds).
+func (s state) expiredAt(now int64) bool {
+	sec, nano := splitNanos(now)
+	return s.expSec < sec || s.expSec == sec && s.expNano <= nano
+}
+
+// guard returns the update_filter condition under which a write of id's
+// record replaces the point p as it was read in s: still at the version
+// read, by id, unmarked; or still marked by the same Delete. nil when
+// the point was absent: then no condition lets a write replace a point
+// created since, and Qdrant inserts it only if it is still absent.
+func (s state) guard(p *qc.PointId, id memory.Identity) *qc.Condition {
+	switch {
+	case !s.exists:
+		return nil
+	case s.dead:
+		return qc.NewFilterAsCondition(&qc.Filter{Must: []*qc.Condition{
+			qc.NewHasID(p), qc.NewMatchBool(fDead, true), qc.NewMatchKeyword(fDel, s.del)}})
+	}
+	must := append([]*qc.Condition{qc.NewHasID(p), qc.NewMatchInt(fVersion, s.version), qc.NewMatchBool(fDead, false)}, identityConditions(id)...)
+	return qc.NewFilterAsCondition(&qc.Filter{Must: must})
+}
+
+// guardFilter is the update_filter of an upsert whose points' guards are
+// should: an existing point is replaced only when its guard holds. A
+// condition no record meets (an empty record_id) keeps the filter from
+// matching everything when should is empty.
+func guardFilter(should []*qc.Condition) *qc.Filter {
+	return &qc.Filter{Should: append(should, qc.NewIsEmpty(fRecordID))}
+}
+
+// stateFields is the payload a write reads.
+var stateFields = func() []string {
+	out := []string{fVersion, fDead, fDel, fExpSec, fExpNano, fWrites}
 	for _, f := range identityFields {
 		out = append(out, f.name)
 	}
 	return out
 }()
 
-// readOwners reads the owners of the points ids that exist, by point id.
-func (d *Driver) readOwners(ctx context.Context, ids []*qc.PointId) (map[string]owner, error) {
-	out := make(map[string]owner, len(ids))
+// readStates reads the states of the points ids, by point id; a point
+// that does not exist has the zero state.
+func (d *Driver) readStates(ctx context.Context, ids []*qc.PointId) (map[string]state, error) {
+	out := make(map[string]state, len(ids))
 	for from := 0; from < len(ids); from += maxGetIDs {
 		resp, err := d.points().Get(ctx, &qc.GetPoints{
 			CollectionName:  d.coll,
 			Ids:             ids[from:min(len(ids), from+maxGetIDs)],
-			WithPayload:     qc.NewWithPayloadInclude(ownerFields...),
-			ReadConsistency: qc.NewReadConsistencyType(qc.ReadConsistencyType_All),
+			WithPayload:     qc.NewWithPayloadInclude(stateFields...),
+			ReadConsistency: readAll(),
 		}, recvOpt)
 		if err != nil {
-			return nil, classify(ctx, err, "qdrant: reading the batch's ids")
+			return nil, classify(ctx, err, "qdrant: reading the records' points")
 		}
 		for _, pt := range resp.GetResult() {
 			pr := &payloadReader{p: pt.GetPayload()}
-			o := owner{id: pr.identity(), version: pr.int(fVersion)}
+			st := state{exists: true, id: pr.identity(), version: pr.int(fVersion), expSec: pr.int(fExpSec), expNano: pr.int(fExpNano)}
 			if v, ok := pr.p[fDead].GetKind().(*qc.Value_BoolValue); ok {
-				o.dead = v.BoolValue
+				st.dead = v.BoolValue
 			} else {
 				pr.fail(fDead)
+			}
+			if st.dead {
+				st.del = pr.str(fDel)
+			}
+			if ws, present := pr.optStr(fWrites); present {
+				var ok bool
+				if st.writes, ok = parseWrites(ws); !ok {
+					pr.fail(fWrites)
+				}
 			}
 			if pr.bad != "" {
 				return nil, errNotRecord(pointString(pt.GetId()), pr.bad)
 			}
-			out[pointString(pt.GetId())] = o
+			out[pointString(pt.GetId())] = st
 		}
 	}
 	return out, nil

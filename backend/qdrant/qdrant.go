@@ -72,6 +72,10 @@ type Driver struct {
 	dims    int     // the store's vector dimension; 0: no dense vectors
 	exact   bool    // Options.ExactSearch
 	textLen float64 // Options.TextLength, or DefaultTextLength
+
+	// beforeWrite, when set (by tests), runs between a write's read of
+	// its points and its upsert.
+	beforeWrite func()
 }
 
 var (
@@ -79,6 +83,7 @@ var (
 	_ driver.Sweeper      = (*Driver)(nil)
 	_ driver.VectorRanker = (*Driver)(nil)
 	_ driver.TextRanker   = (*Driver)(nil)
+	_ driver.Swapper      = (*Driver)(nil)
 )
 
 // maxRecvBytes is the largest response the driver accepts: pages of

@@ -92,6 +92,7 @@ func TestRealQdrant(t *testing.T) {
 			return open(t, o.coll, o.clock)
 		},
 		Sweeper:         true,
+		Swapper:         true,
 		VectorSearch:    backendtest.ExactVectorSearch,
 		TextSearch:      backendtest.ApproximateTextSearch,
 		FixedVectorDims: true,
