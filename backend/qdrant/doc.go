@@ -7,8 +7,9 @@
 //
 // New takes a client the caller owns and never closes it; Open makes one
 // for an address and closes it in Close. Either creates the collection
-// when it does not exist — a dense vector "dense" of Options.Dims values
-// (Cosine) when Dims is set, and a sparse vector "text" — and the payload
+// when it does not exist — dense vectors "dense" and "raw" of
+// Options.Dims values when Dims is set, and a sparse vector "text" — and
+// the payload
 // indexes the driver's filters use: keyword indexes on the six identity
 // fields (the tenant's flagged is_tenant, so Qdrant keeps each tenant's
 // points together), on record_id, kind, key, del and terms; integer
@@ -27,7 +28,6 @@
 //
 //	record                                          the record less its vector: its fields length-prefixed in one
 //	                                                string (record.go), which a read decodes as one payload value
-//	vector                                          the float32 values, little-endian, in base64; absent without a vector
 //	tenant, user, agent, instance, squad, session  "=" + the identity field (so "" is "=")
 //	record_id, kind, key                            strings, as written
 //	created, version                                unix nanoseconds; the version (integers)
@@ -40,17 +40,20 @@
 //	terms                                           content's distinct terms (the lexical engine's Analyze); absent without any
 //	writes                                          the point's recent writes (below)
 //
-// and its named vectors: "dense", the record's vector divided by its
-// length (in float64, so vectors of extreme values do not overflow), and
-// "text", the content's terms weighed for BM25 (below).
+// and its named vectors, when it has them: "dense", the record's vector
+// divided by its length (in float64, so vectors of extreme values do not
+// overflow), which searches use; "raw", the vector as written (Distance
+// Dot, which Qdrant stores as given; no HNSW graph, on disk), which reads
+// return; and "text", the content's terms weighed for BM25 (below).
 //
 // Content, label, key and metadata come back byte for byte (a document's
 // JSON is never parsed); times to the nanosecond, in UTC; vectors bit for
 // bit. Expiry is compared on expires_s and expires_ns because Qdrant's
 // range bounds are float64, which cannot hold nanoseconds since 1970
 // exactly; whole seconds and nanoseconds each fit. Reading a record is
-// two payload values, not fifteen: decoding protobuf maps of values is
-// most of the client's time in a search.
+// one payload value and one packed vector, not fifteen values and a
+// base64 string: decoding protobuf maps of values is most of the
+// client's time in a search.
 //
 // # Guarantees: what holds and what does not
 //
@@ -136,7 +139,7 @@
 // results are the k nearest among the records the query matches, never a
 // filtered subset of a wider top k. Qdrant scores in float32 and leaves
 // equal scores in no defined order; the driver scores each point it reads
-// again in float64, from the vector in its payload (the contract's cosine
+// again in float64, from the vector as written (the contract's cosine
 // similarity), and ranks by that, ties in List order. It reads k + 1
 // points; when the k-th best score is within float32 rounding of the
 // last point's (a tie, or nearly), it also reads every point Qdrant

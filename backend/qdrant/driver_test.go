@@ -470,11 +470,14 @@ func TestNewCreatesIndexes(t *testing.T) {
 		"created":   qc.PayloadSchemaType_Integer,
 		"expires_s": qc.PayloadSchemaType_Integer, "expires_ns": qc.PayloadSchemaType_Integer,
 		"dead": qc.PayloadSchemaType_Bool, "del": qc.PayloadSchemaType_Keyword, "del_at": qc.PayloadSchemaType_Integer,
-		"terms": qc.PayloadSchemaType_Keyword, "text": qc.PayloadSchemaType_Bool,
+		"terms": qc.PayloadSchemaType_Text, "text": qc.PayloadSchemaType_Bool,
 	} {
 		if got := schema[field].GetDataType(); got != typ {
 			t.Errorf("index on %s: %v, want %v", field, got, typ)
 		}
+	}
+	if tp := schema["terms"].GetParams().GetTextIndexParams(); tp.GetTokenizer() != qc.TokenizerType_Whitespace || tp.Lowercase == nil || tp.GetLowercase() {
+		t.Errorf("the terms index has parameters %v, want whitespace tokens, not lowercased", tp)
 	}
 	if !schema["tenant"].GetParams().GetKeywordIndexParams().GetIsTenant() {
 		t.Errorf("the tenant's index is not flagged is_tenant: %v", schema["tenant"])

@@ -77,6 +77,7 @@ func (d *Driver) SearchHybrid(ctx context.Context, q driver.Query, text string, 
 		Filter:          d.listFilter(q, now),
 		Limit:           qc.PtrOf(depth * uint64(len(prefetch))),
 		WithPayload:     withPayload(nil),
+		WithVectors:     withRaw(),
 		ReadConsistency: readAll(),
 	})
 	if err != nil {

@@ -54,8 +54,8 @@ func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, err
 // scrollRecords returns every record passing f, paging by point id.
 func (d *Driver) scrollRecords(ctx context.Context, f *qc.Filter) ([]memory.Record, error) {
 	var out []memory.Record
-	err := d.scroll(ctx, f, recordFields, scrollPage, func(pt *qc.RetrievedPoint) error {
-		r, err := decode(pt)
+	err := d.scroll(ctx, f, recordFields, withRaw(), scrollPage, func(pt *qc.RetrievedPoint) error {
+		r, err := decode(pt.GetId(), pt.GetPayload(), pt.GetVectors())
 		if err == nil {
 			out = append(out, r)
 		}
@@ -65,14 +65,17 @@ func (d *Driver) scrollRecords(ctx context.Context, f *qc.Filter) ([]memory.Reco
 }
 
 // scroll calls fn for every point passing f, paging by point id, with the
-// payload keys include.
-func (d *Driver) scroll(ctx context.Context, f *qc.Filter, include []string, page uint32, fn func(*qc.RetrievedPoint) error) error {
+// payload keys include and the vectors wv selects (nil: none).
+func (d *Driver) scroll(ctx context.Context, f *qc.Filter, include []string, wv *qc.WithVectorsSelector, page uint32, fn func(*qc.RetrievedPoint) error) error {
+	if wv == nil {
+		wv = qc.NewWithVectors(false)
+	}
 	req := &qc.ScrollPoints{
 		CollectionName:  d.coll,
 		Filter:          f,
 		Limit:           qc.PtrOf(page),
 		WithPayload:     qc.NewWithPayloadInclude(include...),
-		WithVectors:     qc.NewWithVectors(false),
+		WithVectors:     wv,
 		ReadConsistency: qc.NewReadConsistencyType(qc.ReadConsistencyType_All),
 	}
 	for {
@@ -162,7 +165,7 @@ func (d *Driver) newest(ctx context.Context, f *qc.Filter, limit int) ([]memory.
 		b := cands[len(cands)-1].created
 		cands = slices.DeleteFunc(cands, func(l lean) bool { return l.created <= b })
 		tie := &qc.Filter{Must: []*qc.Condition{qc.NewFilterAsCondition(f), qc.NewMatchInt(fCreated, b)}}
-		err := d.scroll(ctx, tie, []string{fRecordID, fCreated}, leanPage, func(pt *qc.RetrievedPoint) error {
+		err := d.scroll(ctx, tie, []string{fRecordID, fCreated}, nil, leanPage, func(pt *qc.RetrievedPoint) error {
 			l, err := readLean(pt)
 			if err == nil {
 				cands = append(cands, l)

@@ -2,11 +2,11 @@ package qdrant
 
 import (
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"math"
 	"strconv"
+	"strings"
 
 	qc "github.com/qdrant/go-client/qdrant"
 
@@ -25,11 +25,10 @@ const (
 	fExpSec   = "expires_s"
 	fExpNano  = "expires_ns"
 	fVersion  = "version"
-	fVector   = "vector"
 	fDead     = "dead"
 	fDel      = "del"
 	fDelAt    = "del_at"
-	fTerms    = "terms"   // the content's distinct terms (lexical.Analyze)
+	fTerms    = "terms"   // the content's distinct terms (lexical.Analyze), each after a space, and a space
 	fHasText  = "text"    // content is not ""
 	fAsks     = "asks"    // driver.Asks(content)
 	fSpeaker  = "speaker" // metadata[memory.SpeakerKey], when not ""
@@ -39,12 +38,16 @@ const (
 // Named vectors.
 const (
 	vDense = "dense" // the record's vector, normalised; Cosine
+	vRaw   = "raw"   // the record's vector as written; Dot, never searched
 	vText  = "text"  // the content's terms, weighed for BM25
 )
 
-// recordFields are the payload keys decode reads: the record and its
-// vector, and none of the keys kept for filters and searches alone.
-var recordFields = []string{fRecord, fVector}
+// withRaw selects the vector a record is read with.
+func withRaw() *qc.WithVectorsSelector { return qc.NewWithVectorsInclude(vRaw) }
+
+// recordFields are the payload keys decode reads: the record, and none
+// of the keys kept for filters and searches alone.
+var recordFields = []string{fRecord}
 
 // identityFields are the identity's payload keys, tenant first.
 var identityFields = [...]struct {
@@ -141,8 +144,8 @@ func (d *Driver) encode(r memory.Record, version int64) (*qc.PointStruct, error)
 	}
 	vectors := map[string]*qc.Vector{}
 	if r.Vector != nil {
-		p[fVector] = qc.NewValueString(encodeVector(r.Vector))
 		vectors[vDense] = qc.NewVectorDense(unit(r.Vector))
+		vectors[vRaw] = qc.NewVectorDense(r.Vector)
 	}
 	p[fHasText] = qc.NewValueBool(r.Content != "")
 	p[fAsks] = qc.NewValueBool(driver.Asks(r.Content))
@@ -150,11 +153,7 @@ func (d *Driver) encode(r memory.Record, version int64) (*qc.PointStruct, error)
 		p[fSpeaker] = qc.NewValueString(sp)
 	}
 	if terms, indices, weights := d.textVector(r.Content); len(terms) > 0 {
-		list := make([]*qc.Value, len(terms))
-		for i, t := range terms {
-			list[i] = qc.NewValueString(t)
-		}
-		p[fTerms] = qc.NewValueFromList(list...)
+		p[fTerms] = qc.NewValueString(" " + strings.Join(terms, " ") + " ")
 		vectors[vText] = qc.NewVectorSparse(indices, weights)
 	}
 	return &qc.PointStruct{
@@ -179,29 +178,6 @@ func unit(v []float32) []float32 {
 		out[i] = float32(float64(x) / n)
 	}
 	return out
-}
-
-// encodeVector keeps a vector bit for bit: its float32 values little-endian,
-// in standard base64.
-func encodeVector(v []float32) string {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return base64.StdEncoding.EncodeToString(b)
-}
-
-// decodeVector reverses encodeVector.
-func decodeVector(s string) ([]float32, bool) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || len(b)%4 != 0 || len(b) == 0 {
-		return nil, false
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, true
 }
 
 // payloadReader reads typed values from a point's payload, remembering the
@@ -263,28 +239,29 @@ func errNotRecord(pt string, key string) error {
 	return memory.Errorf(memory.ErrInvalidArgument, "qdrant: point %s is not a record of this driver (payload key %q)", pt, key)
 }
 
-// decode returns the record a point's payload (at least recordFields)
-// holds.
-func decode(pt *qc.RetrievedPoint) (memory.Record, error) { return decodeWith(pt, nil) }
-
-// decodeWith is decode, with the point's vector when vec is not nil,
-// already decoded.
-func decodeWith(pt *qc.RetrievedPoint, vec []float32) (memory.Record, error) {
-	pr := &payloadReader{p: pt.GetPayload()}
+// decode returns the record a point holds: its payload (at least
+// recordFields) and its vectors (at least vRaw).
+func decode(id *qc.PointId, payload map[string]*qc.Value, vectors *qc.VectorsOutput) (memory.Record, error) {
+	pr := &payloadReader{p: payload}
 	r, ok := decodeRecord(pr.str(fRecord))
 	if !ok {
-		return memory.Record{}, errNotRecord(pointString(pt.GetId()), fRecord)
+		return memory.Record{}, errNotRecord(pointString(id), fRecord)
 	}
-	if vec != nil {
-		r.Vector = vec
-	} else if s, ok := pr.optStr(fVector); ok {
-		v, ok := decodeVector(s)
-		if !ok {
-			return memory.Record{}, errNotRecord(pointString(pt.GetId()), fVector)
-		}
-		r.Vector = v
-	}
+	r.Vector = rawVector(vectors)
 	return r, nil
+}
+
+// rawVector returns the record's vector among a point's vectors, nil
+// when it has none.
+func rawVector(vectors *qc.VectorsOutput) []float32 {
+	v := vectors.GetVectors().GetVectors()[vRaw]
+	if v == nil {
+		return nil
+	}
+	if dense := v.GetDense(); dense != nil {
+		return dense.GetData()
+	}
+	return v.GetData() // servers before the dense field
 }
 
 // pointString returns a point id as text.

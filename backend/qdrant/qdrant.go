@@ -228,7 +228,8 @@ func indexes() []index {
 		out = append(out, kw(f.name, false))
 	}
 	return append(out,
-		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false), kw(fTerms, false),
+		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false),
+		index{fTerms, qc.FieldType_FieldTypeText, qc.NewPayloadIndexParamsText(&qc.TextIndexParams{Tokenizer: qc.TokenizerType_Whitespace, Lowercase: qc.PtrOf(false)})},
 		index{fDead, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
 		index{fHasText, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
 		num(fCreated), num(fExpSec), num(fExpNano), num(fDelAt),
@@ -251,6 +252,11 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 		dense := map[string]*qc.VectorParams{}
 		if d.dims > 0 {
 			dense[vDense] = &qc.VectorParams{Size: uint64(d.dims), Distance: qc.Distance_Cosine}
+			// The vector as written: Qdrant keeps a Dot vector as it is
+			// given. Read with records, never searched: no HNSW graph
+			// (m 0), and on disk.
+			dense[vRaw] = &qc.VectorParams{Size: uint64(d.dims), Distance: qc.Distance_Dot,
+				HnswConfig: &qc.HnswConfigDiff{M: qc.PtrOf(uint64(0))}, OnDisk: qc.PtrOf(true)}
 		}
 		_, err := cols.Create(ctx, &qc.CreateCollection{
 			CollectionName:      d.coll,
@@ -296,9 +302,11 @@ func (d *Driver) checkVectors(p *qc.CollectionParams) error {
 		return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s has no sparse vector %q: it was not made by this driver", name, vText)
 	}
 	size := 0
-	if dense, ok := p.GetVectorsConfig().GetParamsMap().GetMap()[vDense]; ok {
-		if dense.GetDistance() != qc.Distance_Cosine {
-			return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s's vector %q has distance %v, not Cosine", name, vDense, dense.GetDistance())
+	named := p.GetVectorsConfig().GetParamsMap().GetMap()
+	if dense, ok := named[vDense]; ok {
+		raw := named[vRaw]
+		if dense.GetDistance() != qc.Distance_Cosine || raw.GetDistance() != qc.Distance_Dot || raw.GetSize() != dense.GetSize() {
+			return memory.Errorf(memory.ErrInvalidArgument, "qdrant: collection %s's vectors are not this driver's: %q must be Cosine, and %q Dot of the same size", name, vDense, vRaw)
 		}
 		size = int(dense.GetSize())
 	}

@@ -21,8 +21,9 @@ type candidate struct {
 	pt      *qc.ScoredPoint
 	score   float64
 	created int64
-	id      string    // the record id
-	vec     []float32 // the record's vector, when the score decoded it
+	id      string // the record id
+	// rec is the record, when the point was read whole (searchFields).
+	rec *memory.Record
 }
 
 // compareCandidates orders candidates best first: score descending, then
@@ -37,8 +38,7 @@ func compareCandidates(a, b candidate) int {
 	return cmp.Compare(b.id, a.id)
 }
 
-// scoreFunc sets c.score, the score the driver ranks c.pt by (and c.vec
-// when it decodes the vector).
+// scoreFunc sets c.score, the score the driver ranks c.pt by.
 type scoreFunc func(c *candidate) error
 
 // byQdrant ranks a point by the score Qdrant gave it.
@@ -104,10 +104,19 @@ func candidates(pts []*qc.ScoredPoint, score scoreFunc, seen map[string]bool) ([
 			}
 			seen[id] = true
 		}
-		pr := &payloadReader{p: pt.GetPayload()}
-		c := candidate{pt: pt, id: pr.str(fRecordID), created: pr.int(fCreated)}
-		if pr.bad != "" {
-			return nil, errNotRecord(pointString(pt.GetId()), pr.bad)
+		c := candidate{pt: pt}
+		if _, whole := pt.GetPayload()[fRecord]; whole {
+			rec, err := decode(pt.GetId(), pt.GetPayload(), pt.GetVectors())
+			if err != nil {
+				return nil, err
+			}
+			c.rec, c.id, c.created = &rec, rec.ID, rec.Created.UnixNano()
+		} else {
+			pr := &payloadReader{p: pt.GetPayload()}
+			c.id, c.created = pr.str(fRecordID), pr.int(fCreated)
+			if pr.bad != "" {
+				return nil, errNotRecord(pointString(pt.GetId()), pr.bad)
+			}
 		}
 		if err := score(&c); err != nil {
 			return nil, err
@@ -157,15 +166,14 @@ func readRef(pt *qc.ScoredPoint) (driver.Ref, error) {
 	return ref, nil
 }
 
-// matches returns the records of cands as matches.
+// matches returns the records of cands, read whole, as matches.
 func matches(cands []candidate) ([]driver.Match, error) {
 	out := make([]driver.Match, len(cands))
 	for i, c := range cands {
-		rec, err := decodeWith(&qc.RetrievedPoint{Id: c.pt.GetId(), Payload: c.pt.GetPayload()}, c.vec)
-		if err != nil {
-			return nil, err
+		if c.rec == nil {
+			return nil, errNotRecord(pointString(c.pt.GetId()), fRecord)
 		}
-		out[i] = driver.Match{Record: rec, Score: c.score}
+		out[i] = driver.Match{Record: *c.rec, Score: c.score}
 	}
 	return out, nil
 }
@@ -184,8 +192,10 @@ func refMatches(cands []candidate) ([]driver.RefMatch, error) {
 }
 
 // searchFields are the payload keys a search reads to return records
-// whole: a record's (recordFields), and the two it orders ties by.
-var searchFields = append(recordFields[:len(recordFields):len(recordFields)], fRecordID, fCreated)
+// whole: a record's (recordFields), which holds the id and creation time
+// ties are ordered by; the search reads the record's vector (withRaw)
+// too.
+var searchFields = recordFields
 
 // withPayload selects the payload keys include, or when nil a search's
 // (searchFields).

@@ -62,6 +62,9 @@ func (d *Driver) searchText(ctx context.Context, q driver.Query, text string, k 
 		WithPayload:     withPayload(include),
 		ReadConsistency: readAll(),
 	}
+	if include == nil {
+		req.WithVectors = withRaw()
+	}
 	return d.rank(ctx, req, k, byQdrant, 0)
 }
 
@@ -89,7 +92,7 @@ func (d *Driver) textQuery(ctx context.Context, filter memory.Filter, terms []st
 	for i := range counts {
 		f := &qc.Filter{Must: corpus}
 		if i < len(terms) {
-			f = &qc.Filter{Must: append(corpus[:len(corpus):len(corpus)], qc.NewMatchKeyword(fTerms, terms[i]))}
+			f = &qc.Filter{Must: append(corpus[:len(corpus):len(corpus)], holds(terms[i]))}
 		}
 		wg.Add(1)
 		sem <- struct{}{}
@@ -133,9 +136,20 @@ func (d *Driver) textQuery(ctx context.Context, filter memory.Filter, terms []st
 // terms' dimensions alone; the filter keeps out a record that shares
 // only a dimension (termIndex) with the query.
 func textFilter(f *qc.Filter, terms []string) *qc.Filter {
-	f.Must = append(f.Must, qc.NewMatchKeywords(fTerms, terms...))
+	anyOf := make([]*qc.Condition, len(terms))
+	for i, t := range terms {
+		anyOf[i] = holds(t)
+	}
+	f.Must = append(f.Must, qc.NewFilterAsCondition(&qc.Filter{Should: anyOf}))
 	return f
 }
+
+// holds is the condition that a point's content holds the term t: the
+// terms payload, every term between spaces, contains " t ". Where the
+// field has no full-text index Qdrant matches text as a substring, and
+// with the driver's (whitespace tokens, not lowercased) as a token: the
+// same points either way, since no term holds a space.
+func holds(t string) *qc.Condition { return qc.NewMatchText(fTerms, " "+t+" ") }
 
 // WriterRefs returns, for each writer, the Refs of its unexpired records
 // with content that q matches, newest first (driver.TextRanker): one
@@ -166,7 +180,7 @@ func (d *Driver) WriterRefs(ctx context.Context, q driver.Query, writers []memor
 	f := d.listFilter(q, now)
 	f.Must = append(f.Must, qc.NewMatchBool(fHasText, true))
 	f.Should = should
-	err = d.scroll(ctx, f, refFields, leanPage, func(pt *qc.RetrievedPoint) error {
+	err = d.scroll(ctx, f, refFields, nil, leanPage, func(pt *qc.RetrievedPoint) error {
 		ref, err := readRef(&qc.ScoredPoint{Id: pt.GetId(), Payload: pt.GetPayload()})
 		if err != nil {
 			return err

@@ -29,13 +29,17 @@ func termIndex(term string) uint32 {
 // in the searched scope (queryVector), so a point's score is that BM25.
 // Content without terms has none and no vector.
 func (d *Driver) textVector(content string) (terms []string, indices []uint32, weights []float32) {
-	tf := map[string]int{}
+	pos := map[string]int{} // a term's place in terms
+	var tf []int
 	dl := 0
 	for t := range lexical.Analyze(content) {
-		if tf[t] == 0 {
-			terms = append(terms, t)
+		i, seen := pos[t]
+		if !seen {
+			i = len(terms)
+			pos[t] = i
+			terms, tf = append(terms, t), append(tf, 0)
 		}
-		tf[t]++
+		tf[i]++
 		dl++
 	}
 	if dl == 0 {
@@ -44,8 +48,8 @@ func (d *Driver) textVector(content string) (terms []string, indices []uint32, w
 	k1, b := lexical.DefaultK1, lexical.DefaultB
 	norm := k1 * (1 - b + b*float64(dl)/d.textLen)
 	at := make(map[uint32]int, len(terms))
-	for _, t := range terms {
-		f := float64(tf[t])
+	for n, t := range terms {
+		f := float64(tf[n])
 		w := f * (k1 + 1) / (f + norm)
 		i := termIndex(t)
 		if j, ok := at[i]; ok { // two terms, one hash: one dimension

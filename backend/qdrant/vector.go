@@ -24,7 +24,7 @@ func (d *Driver) Search(ctx context.Context, q driver.Query, vec []float32, k in
 // record (driver.VectorRanker): it reads only the fields of a Ref and the
 // vector of each point.
 func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.RefMatch, error) {
-	cands, err := d.nearest(ctx, q, vec, k, append(refFields[:len(refFields):len(refFields)], fVector))
+	cands, err := d.nearest(ctx, q, vec, k, refFields)
 	if err != nil || cands == nil {
 		return nil, err
 	}
@@ -34,7 +34,7 @@ func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, 
 // nearest runs a vector search, reading the payload keys include (nil:
 // a record's). Qdrant ranks the points by the float32 cosine of their
 // normalised vectors; nearest scores each point it reads again, in
-// float64 from the vector kept in its payload, as the contract's cosine
+// float64 from the record's vector as written (vRaw), as the contract's cosine
 // similarity, and ranks by that (rank, with the slack float32 rounding
 // allows).
 func (d *Driver) nearest(ctx context.Context, q driver.Query, vec []float32, k int, include []string) ([]candidate, error) {
@@ -59,18 +59,18 @@ func (d *Driver) nearest(ctx context.Context, q driver.Query, vec []float32, k i
 		Using:           qc.PtrOf(vDense),
 		Filter:          d.listFilter(q, now),
 		WithPayload:     withPayload(include),
+		WithVectors:     withRaw(),
 		ReadConsistency: readAll(),
 	}
 	if d.exact {
 		req.Params = &qc.SearchParams{Exact: qc.PtrOf(true)}
 	}
 	score := func(c *candidate) error {
-		pr := &payloadReader{p: c.pt.GetPayload()}
-		v, ok := decodeVector(pr.str(fVector))
-		if !ok || len(v) != len(vec) {
-			return errNotRecord(pointString(c.pt.GetId()), fVector)
+		v := rawVector(c.pt.GetVectors())
+		if len(v) != len(vec) {
+			return errNotRecord(pointString(c.pt.GetId()), "vector "+vRaw)
 		}
-		c.score, c.vec = cosine(v, vec), v
+		c.score = cosine(v, vec)
 		return nil
 	}
 	return d.rank(ctx, req, k, score, cosineSlack(d.dims))
