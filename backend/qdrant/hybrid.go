@@ -32,18 +32,14 @@ func (d *Driver) SearchHybrid(ctx context.Context, q driver.Query, text string, 
 	if err := driver.CheckSearch(q, vec, k); err != nil {
 		return nil, err
 	}
-	now, err := driver.Admit(ctx, driver.CheckSearchText(q, text, k), d.clock)
-	if err != nil {
-		return nil, err
-	}
-	if d.dims != 0 && len(vec) != d.dims {
-		return nil, driver.DimensionMismatch(len(vec), d.dims)
-	}
-	leave, err := d.enter()
+	now, leave, err := d.admit(ctx, driver.CheckSearchText(q, text, k))
 	if err != nil {
 		return nil, err
 	}
 	defer leave()
+	if d.dims != 0 && len(vec) != d.dims {
+		return nil, driver.DimensionMismatch(len(vec), d.dims)
+	}
 	lq := lexical.NewQuery(text)
 	terms, tv, err := d.textQuery(ctx, q.Filter, lq.Terms())
 	if err != nil {

@@ -25,11 +25,7 @@ const (
 // List returns the unexpired records matching q, newest first; see
 // driver.Driver and the package documentation for the reads it makes.
 func (d *Driver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	now, err := driver.Admit(ctx, driver.CheckQuery(q), d.clock)
-	if err != nil {
-		return nil, err
-	}
-	leave, err := d.enter()
+	now, leave, err := d.admit(ctx, driver.CheckQuery(q))
 	if err != nil {
 		return nil, err
 	}

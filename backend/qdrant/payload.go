@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"math"
 	"strconv"
 	"strings"
 
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/vecmath"
 )
 
 // Payload keys. None holds a '.' or '[', which Qdrant reads as paths.
@@ -163,20 +163,13 @@ func (d *Driver) encode(r memory.Record, version int64) (*qc.PointStruct, error)
 	}, nil
 }
 
-// unit returns v divided by its length, computed in float64, so that
-// Qdrant's own normalisation (in float32) of a Cosine vector leaves it
-// as it is, and vectors of extreme values do not overflow. v is not all
-// zeros (memory.CheckVector).
+// unit returns v divided by its length (vecmath.Normalize, in float64),
+// so that Qdrant's own normalisation (in float32) of a Cosine vector
+// leaves it as it is, and vectors of extreme values do not overflow. v is
+// not all zeros (memory.CheckVector).
 func unit(v []float32) []float32 {
-	var n float64
-	for _, x := range v {
-		n += float64(x) * float64(x)
-	}
-	n = math.Sqrt(n)
 	out := make([]float32, len(v))
-	for i, x := range v {
-		out[i] = float32(float64(x) / n)
-	}
+	vecmath.Normalize(out, v)
 	return out
 }
 

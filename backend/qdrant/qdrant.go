@@ -190,6 +190,20 @@ func (d *Driver) Close() error {
 	return nil
 }
 
+// admit starts a call that reads the driver's clock: it refuses invalid
+// input (invalid, when not nil) and a done context as driver.Admit does,
+// then enters as enter does, returning the clock's time in unix
+// nanoseconds and the function that ends the call.
+func (d *Driver) admit(ctx context.Context, invalid error) (now int64, leave func(), err error) {
+	if now, err = driver.Admit(ctx, invalid, d.clock); err != nil {
+		return 0, nil, err
+	}
+	if leave, err = d.enter(); err != nil {
+		return 0, nil, err
+	}
+	return now, leave, nil
+}
+
 // enter starts a call: it fails with memory.ErrClosed after Close, and
 // otherwise holds d.mu for reading until the returned function runs.
 func (d *Driver) enter() (func(), error) {

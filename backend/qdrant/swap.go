@@ -24,11 +24,7 @@ import (
 // it read the point back), which of the two happened is unknown, and
 // Swap fails with memory.ErrUnavailable rather than guess.
 func (d *Driver) Swap(ctx context.Context, rec memory.Record, expect int64) (int64, error) {
-	now, err := driver.Admit(ctx, driver.CheckSwap(rec, expect), d.clock)
-	if err != nil {
-		return 0, err
-	}
-	leave, err := d.enter()
+	now, leave, err := d.admit(ctx, driver.CheckSwap(rec, expect))
 	if err != nil {
 		return 0, err
 	}

@@ -40,11 +40,7 @@ func (d *Driver) RankText(ctx context.Context, q driver.Query, text string, k in
 // searchText runs a text search, reading the payload keys include (nil:
 // a record's).
 func (d *Driver) searchText(ctx context.Context, q driver.Query, text string, k int, include []string) ([]candidate, error) {
-	now, err := driver.Admit(ctx, driver.CheckSearchText(q, text, k), d.clock)
-	if err != nil {
-		return nil, err
-	}
-	leave, err := d.enter()
+	now, leave, err := d.admit(ctx, driver.CheckSearchText(q, text, k))
 	if err != nil {
 		return nil, err
 	}
@@ -155,11 +151,7 @@ func holds(t string) *qc.Condition { return qc.NewMatchText(fTerms, " "+t+" ") }
 // with content that q matches, newest first (driver.TextRanker): one
 // Scroll, paged, for all the writers q's filter matches.
 func (d *Driver) WriterRefs(ctx context.Context, q driver.Query, writers []memory.Identity) ([][]driver.Ref, error) {
-	now, err := driver.Admit(ctx, driver.CheckWriterRefs(q, writers), d.clock)
-	if err != nil {
-		return nil, err
-	}
-	leave, err := d.enter()
+	now, leave, err := d.admit(ctx, driver.CheckWriterRefs(q, writers))
 	if err != nil {
 		return nil, err
 	}

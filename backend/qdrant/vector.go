@@ -2,11 +2,11 @@ package qdrant
 
 import (
 	"context"
-	"math"
 
 	qc "github.com/qdrant/go-client/qdrant"
 
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/vecmath"
 )
 
 // Search returns the k unexpired records matching q nearest to vec by
@@ -38,21 +38,17 @@ func (d *Driver) RankVector(ctx context.Context, q driver.Query, vec []float32, 
 // similarity, and ranks by that (rank, with the slack float32 rounding
 // allows).
 func (d *Driver) nearest(ctx context.Context, q driver.Query, vec []float32, k int, include []string) ([]candidate, error) {
-	now, err := driver.Admit(ctx, driver.CheckSearch(q, vec, k), d.clock)
+	now, leave, err := d.admit(ctx, driver.CheckSearch(q, vec, k))
 	if err != nil {
 		return nil, err
 	}
+	defer leave()
 	if d.dims == 0 {
 		return nil, nil // a store without vectors: nothing is near anything
 	}
 	if len(vec) != d.dims {
 		return nil, driver.DimensionMismatch(len(vec), d.dims)
 	}
-	leave, err := d.enter()
-	if err != nil {
-		return nil, err
-	}
-	defer leave()
 	req := &qc.QueryPoints{
 		CollectionName:  d.coll,
 		Query:           qc.NewQueryDense(unit(vec)),
@@ -70,21 +66,10 @@ func (d *Driver) nearest(ctx context.Context, q driver.Query, vec []float32, k i
 		if len(v) != len(vec) {
 			return errNotRecord(pointString(c.pt.GetId()), "vector "+vRaw)
 		}
-		c.score = cosine(v, vec)
+		c.score = vecmath.Cosine(v, vec)
 		return nil
 	}
 	return d.rank(ctx, req, k, score, cosineSlack(d.dims))
-}
-
-// cosine is the cosine similarity of a and b, of one length, in float64.
-func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
-	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
-	}
-	return dot / math.Sqrt(na*nb)
 }
 
 // cosineSlack bounds how far Qdrant's float32 cosine of two unit vectors

@@ -5,26 +5,41 @@
 // lifted by the turns around it), with no model and no service.
 //
 //	go run ./examples/recall
+//	go run ./examples/recall -qdrant
 //
 // It writes its database in a temporary directory and removes it at the
-// end, so every run starts from the same conversation.
+// end, so every run starts from the same conversation. With -qdrant the
+// same calling code runs on the Qdrant driver instead: on the Qdrant
+// QDRANT_ADDR names (gRPC, 1.17 or newer), in a collection of its own
+// that it deletes at the end, or without QDRANT_ADDR on an in-process
+// stand-in for one (internal/qdrantserver), so that it runs anywhere.
 package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
+
+	qc "github.com/qdrant/go-client/qdrant"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
+	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/backend/qdrant"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/internal/qdrantserver"
 	"github.com/agentmem/memory/recall"
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	onQdrant := flag.Bool("qdrant", false, "store the conversation in Qdrant (QDRANT_ADDR, or an in-process stand-in) instead of SQLite")
+	flag.Parse()
+	if err := run(context.Background(), *onQdrant); err != nil {
 		fmt.Fprintln(os.Stderr, "recall:", err)
 		os.Exit(1)
 	}
@@ -49,17 +64,17 @@ var questions = []string{
 	"how does the customer replace a payment card?",
 }
 
-func run(ctx context.Context) error {
-	dir, err := os.MkdirTemp("", "agentmem-recall-")
+func run(ctx context.Context, onQdrant bool) error {
+	open := openSQLite
+	if onQdrant {
+		open = openQdrant
+	}
+	d, done, err := open(ctx)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	driver, err := sqlite.Open(filepath.Join(dir, "memory.db"), sqlite.Options{})
-	if err != nil {
-		return err
-	}
-	store := backend.NewStore(driver, backend.StoreOptions{})
+	defer done()
+	store := backend.NewStore(d, backend.StoreOptions{})
 	defer store.Close()
 
 	// Last week's session: each turn stored as it was said.
@@ -95,4 +110,69 @@ func run(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// openSQLite opens a SQLite file in a temporary directory; done removes
+// the directory.
+func openSQLite(context.Context) (driver.Driver, func(), error) {
+	dir, err := os.MkdirTemp("", "agentmem-recall-")
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := sqlite.Open(filepath.Join(dir, "memory.db"), sqlite.Options{})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return d, func() { os.RemoveAll(dir) }, nil
+}
+
+// openQdrant opens a collection of its own on the Qdrant QDRANT_ADDR
+// names, or on an in-process stand-in; done deletes the collection and
+// stops the stand-in.
+func openQdrant(ctx context.Context) (driver.Driver, func(), error) {
+	addr := os.Getenv("QDRANT_ADDR")
+	var srv *qdrantserver.Server
+	if addr == "" {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, nil, err
+		}
+		srv = qdrantserver.New()
+		go func() { _ = srv.Serve(l) }()
+		addr = l.Addr().String()
+		fmt.Println("Qdrant: an in-process stand-in (set QDRANT_ADDR for a real one)")
+	} else {
+		fmt.Println("Qdrant:", addr)
+	}
+	stop := func() {
+		if srv != nil {
+			srv.Stop()
+		}
+	}
+	host, port, err := net.SplitHostPort(addr)
+	p, perr := strconv.Atoi(port)
+	if err != nil || perr != nil {
+		stop()
+		return nil, nil, fmt.Errorf("QDRANT_ADDR=%q: want host:port", addr)
+	}
+	client, err := qc.NewClient(&qc.Config{Host: host, Port: p})
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	collection := fmt.Sprintf("agentmem-example-%d", time.Now().UnixNano())
+	done := func() {
+		_ = client.DeleteCollection(context.Background(), collection)
+		_ = client.Close() // the driver never closes a client it was given
+		stop()
+	}
+	// One collection per store; Options.Dims would size its dense vectors
+	// for an embedder, and this example ranks text alone.
+	d, err := qdrant.New(ctx, qdrant.Options{Client: client, Collection: collection})
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	return d, done, nil
 }

@@ -177,3 +177,20 @@ func dotU8I8BatchGeneric(dst []int32, q []int8, m []uint8) {
 		dst[i] = dotU8I8Generic(q, m[i*d:(i+1)*d:(i+1)*d])
 	}
 }
+
+// Cosine returns the cosine similarity of a and b, which have the same
+// length, computed in float64: their dot product over the product of
+// their lengths, 0 when either is the zero vector.
+func Cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}

@@ -381,3 +381,26 @@ func FuzzDot(f *testing.F) {
 		}
 	})
 }
+
+// TestCosine checks Cosine on vectors whose similarity is known: the same
+// direction, opposite, orthogonal, a zero vector, and values whose
+// squares would overflow float32.
+func TestCosine(t *testing.T) {
+	big := float32(math.MaxFloat32)
+	for _, c := range []struct {
+		name string
+		a, b []float32
+		want float64
+	}{
+		{"same direction", []float32{1, 2, 3}, []float32{2, 4, 6}, 1},
+		{"opposite", []float32{1, -2}, []float32{-3, 6}, -1},
+		{"orthogonal", []float32{1, 0}, []float32{0, 5}, 0},
+		{"a zero vector", []float32{0, 0}, []float32{1, 1}, 0},
+		{"extreme values", []float32{big, big}, []float32{big, -big}, 0},
+		{"at 60 degrees", []float32{1, 0}, []float32{0.5, float32(math.Sqrt(3) / 2)}, 0.5},
+	} {
+		if got := Cosine(c.a, c.b); math.Abs(got-c.want) > 1e-7 {
+			t.Errorf("%s: Cosine = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
