@@ -474,37 +474,15 @@ func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher)
 	ctx := context.Background()
 	mine := memory.Identity{Tenant: "ts-scope-a", User: "alice", Agent: "agent", Session: "s1"}
 	other := memory.Identity{Tenant: "ts-scope-b", User: "mallory", Agent: "agent", Session: "s1"}
-	mk := func(id string, who memory.Identity, text string, age int) memory.Record {
-		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
-	}
-	e.put(r, d, "the searcher's facts", e.agentRecords(d, []memory.Record{
-		mk("sa-1", mine, "my parcel is late again", 5),
-		mk("sa-2", mine, "where is my parcel", 4),
-		mk("sa-3", mine, "I like green tea", 3),
-	}))
 	q := tenantQuery(mine.Tenant)
-	before, err := ts.SearchText(ctx, q, "parcel late", 10)
-	mustNoErr(r, "SearchText before the other tenant writes", err)
-	if ids := textIDs(before); ids != "sa-1 sa-2" {
-		r.Errorf("SearchText(parcel late) = %s, want sa-1 sa-2: the tea fact shares no word", matchIDs(before))
-	}
-	var flood []memory.Record
-	for i := range 50 {
-		flood = append(flood, mk(fmt.Sprintf("sb-%d", i), other, "parcel parcel late", i))
-	}
-	e.put(r, d, "another tenant's facts", e.agentRecords(d, flood))
-	after, err := ts.SearchText(ctx, q, "parcel late", 10)
-	mustNoErr(r, "SearchText after the other tenant writes", err)
-	what := "SearchText after another tenant wrote 50 records holding the query's words (its statistics must not move the scores)"
-	if e.cfg.TextSearch == ExactTextSearch {
-		sameTextMatches(r, what, after, before)
-	} else {
-		identicalMatches(r, what, after, before)
+	before := checkFloodUnmoved(r, e, d, ts, q, mine, other, "sa", "sb", "another tenant")
+	mk := func(id string, text string, age int) memory.Record {
+		return memory.Record{ID: id, Kind: memory.KindFact, Identity: mine, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
 	}
 
 	e.put(r, d, "more of the searcher's facts", e.agentRecords(d, []memory.Record{
-		mk("sa-4", mine, "late late parcel", 1),
-		mk("sa-5", mine, "tea again", 2),
+		mk("sa-4", "late late parcel", 1),
+		mk("sa-5", "tea again", 2),
 	}))
 	got, err := ts.SearchText(ctx, q, "parcel late", 10)
 	mustNoErr(r, "SearchText after the searcher wrote", err)
@@ -515,7 +493,7 @@ func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher)
 		r.Errorf("a new record in the searcher's own scope left %s's score at %v: the statistics do not follow the scope's records", before[0].Record.ID, before[0].Score)
 	}
 
-	e.put(r, d, "a replacement", e.agentRecords(d, []memory.Record{mk("sa-4", mine, "green tea", 1)}))
+	e.put(r, d, "a replacement", e.agentRecords(d, []memory.Record{mk("sa-4", "green tea", 1)}))
 	dq := q
 	dq.IDs = []string{"sa-2"}
 	_, err = d.Delete(ctx, dq)
@@ -533,31 +511,49 @@ func checkTextScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher)
 // unchanged. Under ExactTextSearch the exact scores of every filter's
 // search show it already.
 func checkTextUserScope(r reporter, e *env, d driver.Driver, ts driver.TextSearcher) {
-	ctx := context.Background()
 	mine := memory.Identity{Tenant: "ts-scope-c", User: "alice", Agent: "agent", Session: "s1"}
 	other := memory.Identity{Tenant: "ts-scope-c", User: "bob", Agent: "agent", Session: "s1"}
+	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, e.agentID(d, mine), memory.LevelUser)}
+	checkFloodUnmoved(r, e, d, ts, q, mine, other, "sc", "sd", "another user of the tenant")
+}
+
+// checkFloodUnmoved stores three facts of mine (ids mineIDs-1 to -3, two
+// holding "parcel" and "late"), searches q, which matches mine and not
+// other, for "parcel late", then has other (whose) write 50 records
+// holding those words (ids otherIDs-0 to -49), and checks that the
+// search's results and scores did not move: within rounding under
+// ExactTextSearch, exactly, writer scores too, under
+// ApproximateTextSearch. It returns the first search's matches.
+func checkFloodUnmoved(r reporter, e *env, d driver.Driver, ts driver.TextSearcher, q driver.Query, mine, other memory.Identity, mineIDs, otherIDs, whose string) []driver.Match {
+	r.Helper()
+	ctx := context.Background()
 	mk := func(id string, who memory.Identity, text string, age int) memory.Record {
 		return memory.Record{ID: id, Kind: memory.KindFact, Identity: who, Content: text, Created: t0.Add(-time.Duration(age) * time.Second)}
 	}
 	e.put(r, d, "the searcher's facts", e.agentRecords(d, []memory.Record{
-		mk("sc-1", mine, "my parcel is late again", 5),
-		mk("sc-2", mine, "where is my parcel", 4),
-		mk("sc-3", mine, "I like green tea", 3),
+		mk(mineIDs+"-1", mine, "my parcel is late again", 5),
+		mk(mineIDs+"-2", mine, "where is my parcel", 4),
+		mk(mineIDs+"-3", mine, "I like green tea", 3),
 	}))
-	q := driver.Query{Filter: mustFilter(r, memory.Posture{}, e.agentID(d, mine), memory.LevelUser)}
 	before, err := ts.SearchText(ctx, q, "parcel late", 10)
-	mustNoErr(r, "SearchText at user level before another user writes", err)
-	if ids := textIDs(before); ids != "sc-1 sc-2" {
-		r.Errorf("SearchText(parcel late) at user level = %s, want sc-1 sc-2: the tea fact shares no word", matchIDs(before))
+	mustNoErr(r, "SearchText before "+whose+" writes", err)
+	if want := mineIDs + "-1 " + mineIDs + "-2"; textIDs(before) != want {
+		r.Errorf("SearchText(parcel late) = %s, want %s: the tea fact shares no word", matchIDs(before), want)
 	}
 	var flood []memory.Record
 	for i := range 50 {
-		flood = append(flood, mk(fmt.Sprintf("sd-%d", i), other, "parcel parcel late", i))
+		flood = append(flood, mk(fmt.Sprintf("%s-%d", otherIDs, i), other, "parcel parcel late", i))
 	}
-	e.put(r, d, "another user's facts", e.agentRecords(d, flood))
+	e.put(r, d, whose+"'s facts", e.agentRecords(d, flood))
 	after, err := ts.SearchText(ctx, q, "parcel late", 10)
-	mustNoErr(r, "SearchText at user level after another user writes", err)
-	identicalMatches(r, "SearchText at user level after another user of the tenant wrote 50 records holding the query's words (their statistics must not move the scores)", after, before)
+	mustNoErr(r, "SearchText after "+whose+" writes", err)
+	what := "SearchText after " + whose + " wrote 50 records holding the query's words (their statistics must not move the scores)"
+	if e.cfg.TextSearch == ExactTextSearch {
+		sameTextMatches(r, what, after, before)
+	} else {
+		identicalMatches(r, what, after, before)
+	}
+	return before
 }
 
 // checkTextErrors checks SearchText's refusals: bad arguments, a text
