@@ -189,7 +189,8 @@
 // filter, fused by Reciprocal Rank Fusion, ties in List order. The
 // library's own hybrid recall (package recall) fuses SearchText and
 // Search itself, with its other signals; SearchHybrid is for callers
-// who want Qdrant's fusion in one round trip.
+// who want Qdrant's fusion in one Query request (after the text search's
+// counts).
 //
 // # Delete and Sweep
 //
