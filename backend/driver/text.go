@@ -23,7 +23,7 @@ const MaxSearchTextBytes = 64 << 10
 // point's weights are fixed when it is written) declares its search
 // approximate to the suite, which then checks its recall of the
 // reference ranking instead of equal scores; everything else below
-// holds for it too. The corpus statistics a score uses (how many
+// holds for it too, but for the average length. The corpus statistics a score uses (how many
 // records, their lengths, how many hold each word) are those of the
 // records with content (not "") of the identities q's filter matches,
 // and of no other record:
