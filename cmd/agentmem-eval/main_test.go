@@ -78,7 +78,7 @@ func TestRunUsage(t *testing.T) {
 		want string
 	}{
 		{[]string{"-mode", "hybrid", "-data", path}, 2, `unknown mode "hybrid"; the modes are hybrid-hash, lexical, text`},
-		{[]string{"-driver", "postgres", "-data", path}, 2, `unknown driver "postgres"; the drivers are fs, inmem, sqlite`},
+		{[]string{"-driver", "postgres", "-data", path}, 2, `unknown driver "postgres"; the drivers are fs, inmem, qdrant, sqlite`},
 		{[]string{"-data", path, "extra"}, 2, `unexpected arguments ["extra"]`},
 		{[]string{"-nope"}, 2, "flag provided but not defined: -nope"},
 		{[]string{"-data", filepath.Join(t.TempDir(), "absent.json")}, 1, "absent.json: no such file"},
