@@ -113,19 +113,31 @@ func (d *mapDriver) Swap(ctx context.Context, rec memory.Record, expect int64) (
 	return d.store(rec), nil
 }
 
-// Search is brute force, in float64, as the suite's reference is.
-func (d *mapDriver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+// read starts a call that reads: it refuses a done context and invalid
+// input (invalid, when not nil), then holds d.mu for reading, failing
+// with memory.ErrClosed after Close, until unlock runs.
+func (d *mapDriver) read(ctx context.Context, invalid error) (unlock func(), err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := driver.CheckSearch(q, vec, k); err != nil {
-		return nil, err
+	if invalid != nil {
+		return nil, invalid
 	}
 	d.mu.RLock()
-	defer d.mu.RUnlock()
 	if d.closed {
+		d.mu.RUnlock()
 		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
 	}
+	return d.mu.RUnlock, nil
+}
+
+// Search is brute force, in float64, as the suite's reference is.
+func (d *mapDriver) Search(ctx context.Context, q driver.Query, vec []float32, k int) ([]driver.Match, error) {
+	unlock, err := d.read(ctx, driver.CheckSearch(q, vec, k))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	if d.dims == 0 {
 		return nil, nil
 	}
@@ -140,17 +152,11 @@ func (d *mapDriver) Search(ctx context.Context, q driver.Query, vec []float32, k
 }
 
 func (d *mapDriver) List(ctx context.Context, q driver.Query) ([]memory.Record, error) {
-	if err := ctx.Err(); err != nil {
+	unlock, err := d.read(ctx, driver.CheckQuery(q))
+	if err != nil {
 		return nil, err
 	}
-	if err := driver.CheckQuery(q); err != nil {
-		return nil, err
-	}
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
-	}
+	defer unlock()
 	now := d.clock.Now()
 	var out []memory.Record
 	for _, r := range d.recs {
@@ -255,17 +261,11 @@ const (
 const approxAvgLength = 10
 
 func (d *approxText) SearchText(ctx context.Context, q driver.Query, text string, k int) ([]driver.Match, error) {
-	if err := ctx.Err(); err != nil {
+	unlock, err := d.read(ctx, driver.CheckSearchText(q, text, k))
+	if err != nil {
 		return nil, err
 	}
-	if err := driver.CheckSearchText(q, text, k); err != nil {
-		return nil, err
-	}
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
-	}
+	defer unlock()
 	terms := lexical.Terms(text)
 	now := d.clock.Now()
 	tenant := memory.Filter{Match: memory.FieldTenant, Identity: memory.Identity{Tenant: q.Filter.Identity.Tenant}}
@@ -376,17 +376,11 @@ func (d *approxText) RankText(ctx context.Context, q driver.Query, text string, 
 }
 
 func (d *approxText) WriterRefs(ctx context.Context, q driver.Query, writers []memory.Identity) ([][]driver.Ref, error) {
-	if err := ctx.Err(); err != nil {
+	unlock, err := d.read(ctx, driver.CheckWriterRefs(q, writers))
+	if err != nil {
 		return nil, err
 	}
-	if err := driver.CheckWriterRefs(q, writers); err != nil {
-		return nil, err
-	}
-	d.mu.RLock()
-	defer d.mu.RUnlock()
-	if d.closed {
-		return nil, memory.Errorf(memory.ErrClosed, "driver closed")
-	}
+	defer unlock()
 	now := d.clock.Now()
 	out := make([][]driver.Ref, len(writers))
 	for i, w := range writers {
