@@ -71,6 +71,8 @@ func TestConformance(t *testing.T) {
 		},
 		Sweeper:         true,
 		Swapper:         true,
+		Claimer:         true,
+		WorkEraser:      true,
 		VectorSearch:    backendtest.ExactVectorSearch,
 		TextSearch:      backendtest.ApproximateTextSearch,
 		FixedVectorDims: true,

@@ -32,13 +32,15 @@ func (d *Driver) Delete(ctx context.Context, q driver.Query) (int64, error) {
 		return 0, err
 	}
 	defer leave()
-	return d.remove(ctx, d.deleteFilter(q))
+	return d.remove(ctx, d.coll, d.deleteFilter(q))
 }
 
 // Sweep deletes every record expired at the driver's clock, in every
 // tenant, and reports how many it removed. It also removes the points of
 // Deletes and Sweeps that marked them and did not finish, staleMark after
-// their mark (not counted: they were gone for readers already).
+// their mark (not counted: they were gone for readers already), and in
+// the work collection the points that unfinished Completes left done and
+// unfinished EraseWorks left marked, staleMark after (sweepWork).
 func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	now, err := driver.Admit(ctx, nil, d.clock)
 	if err != nil {
@@ -49,7 +51,7 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 		return 0, err
 	}
 	defer leave()
-	n, err := d.remove(ctx, sweepFilter(now))
+	n, err := d.remove(ctx, d.coll, sweepFilter(now))
 	if err != nil {
 		return 0, err
 	}
@@ -63,11 +65,15 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 	}); err != nil {
 		return 0, classify(ctx, err, "qdrant: removing stale marked points")
 	}
+	if err := d.sweepWork(ctx); err != nil {
+		return 0, err
+	}
 	return n, nil
 }
 
-// remove deletes the points passing f (which requires them unmarked) and
-// counts them exactly, in three steps:
+// remove deletes the points of collection coll (the records' or the work
+// queue's) passing f (which requires them unmarked) and counts them
+// exactly, in three steps:
 //
 //  1. one SetPayload by filter marks them with a token of this call
 //     (dead = true, del = token, del_at = the wall clock's seconds): one
@@ -78,14 +84,14 @@ func (d *Driver) Sweep(ctx context.Context) (int64, error) {
 //     removed;
 //  3. a Delete by the token removes them.
 //
-// A point a Put replaces between steps 1 and 3 loses the mark and stays:
-// the Delete came first and the Put recreated the record.
-func (d *Driver) remove(ctx context.Context, f *qc.Filter) (int64, error) {
+// A point a Put (or an Enqueue) replaces between steps 1 and 3 loses the
+// mark and stays: the Delete came first and the Put recreated the record.
+func (d *Driver) remove(ctx context.Context, coll string, f *qc.Filter) (int64, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
 	token := hex.EncodeToString(b[:])
 	_, err := d.points().SetPayload(ctx, &qc.SetPayloadPoints{
-		CollectionName: d.coll,
+		CollectionName: coll,
 		Wait:           qc.PtrOf(true),
 		Ordering:       strong(),
 		Payload: map[string]*qc.Value{
@@ -100,7 +106,7 @@ func (d *Driver) remove(ctx context.Context, f *qc.Filter) (int64, error) {
 	}
 	mine := &qc.Filter{Must: []*qc.Condition{qc.NewMatchKeyword(fDel, token)}}
 	n, err := d.points().Count(ctx, &qc.CountPoints{
-		CollectionName:  d.coll,
+		CollectionName:  coll,
 		Filter:          mine,
 		Exact:           qc.PtrOf(true),
 		ReadConsistency: qc.NewReadConsistencyType(qc.ReadConsistencyType_All),
@@ -109,7 +115,7 @@ func (d *Driver) remove(ctx context.Context, f *qc.Filter) (int64, error) {
 		return 0, classify(ctx, err, "qdrant: counting the marked points")
 	}
 	_, err = d.points().Delete(ctx, &qc.DeletePoints{
-		CollectionName: d.coll, Wait: qc.PtrOf(true), Ordering: strong(),
+		CollectionName: coll, Wait: qc.PtrOf(true), Ordering: strong(),
 		Points: qc.NewPointsSelectorFilter(mine),
 	})
 	if err != nil {

@@ -58,3 +58,15 @@ func BeforeWrite(d *Driver, f func()) { d.beforeWrite = f }
 
 // ClientOf returns d's client.
 func ClientOf(d *Driver) *qc.Client { return d.client }
+
+// WorkPointID is workPointID: the id of the point of item id of queue in
+// the work collection of the store collection.
+var WorkPointID = workPointID
+
+// WorkSuffix names the work collection; DoneBatch is how many done points
+// a driver removes at once; MaxCollection is the longest collection name.
+const (
+	WorkSuffix    = workSuffix
+	DoneBatch     = doneBatch
+	MaxCollection = maxCollection
+)

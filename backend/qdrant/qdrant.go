@@ -84,6 +84,8 @@ var (
 	_ driver.VectorRanker = (*Driver)(nil)
 	_ driver.TextRanker   = (*Driver)(nil)
 	_ driver.Swapper      = (*Driver)(nil)
+	_ driver.Claimer      = (*Driver)(nil)
+	_ driver.WorkEraser   = (*Driver)(nil)
 )
 
 // maxRecvBytes is the largest response the driver accepts: pages of
@@ -104,8 +106,8 @@ func New(ctx context.Context, opt Options) (*Driver, error) {
 	if opt.Client == nil {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Client is nil")
 	}
-	if opt.Collection == "" || len(opt.Collection) > 255 {
-		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Collection must be 1 to 255 bytes, got %d", len(opt.Collection))
+	if opt.Collection == "" || len(opt.Collection) > maxCollection {
+		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Collection must be 1 to %d bytes (Qdrant's 255 less the work queue collection's suffix %q), got %d", maxCollection, workSuffix, len(opt.Collection))
 	}
 	if opt.Dims < 0 || opt.Dims > memory.MaxVectorDims {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.Dims is %d; it must be between 0 and %d", opt.Dims, memory.MaxVectorDims)

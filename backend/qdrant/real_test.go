@@ -79,8 +79,13 @@ func TestRealQdrant(t *testing.T) {
 			t.Cleanup(func() {
 				// Closing a driver needs no collection, so the order of
 				// this cleanup and the drivers' Close does not matter.
-				if err := admin.DeleteCollection(ctx, coll); err != nil {
-					t.Logf("deleting collection %s: %v", coll, err)
+				for _, c := range []string{coll, coll + qdrant.WorkSuffix} {
+					if ok, err := admin.CollectionExists(ctx, c); err != nil || !ok {
+						continue // the work collection exists once an item was enqueued
+					}
+					if err := admin.DeleteCollection(ctx, c); err != nil {
+						t.Logf("deleting collection %s: %v", c, err)
+					}
 				}
 			})
 			return d
@@ -93,6 +98,8 @@ func TestRealQdrant(t *testing.T) {
 		},
 		Sweeper:         true,
 		Swapper:         true,
+		Claimer:         true,
+		WorkEraser:      true,
 		VectorSearch:    backendtest.ExactVectorSearch,
 		TextSearch:      backendtest.ApproximateTextSearch,
 		FixedVectorDims: true,
