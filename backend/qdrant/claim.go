@@ -3,6 +3,7 @@ package qdrant
 import (
 	"context"
 	"errors"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -411,6 +412,13 @@ func (d *Driver) Enqueue(ctx context.Context, items []driver.Work) (int, error) 
 			pending = append(pending, i)
 		}
 	}
+	defer func() { // the next Claims read the items written
+		queues := map[string]bool{}
+		for k := range seen {
+			queues[k.queue] = true
+		}
+		d.work().dropPools(slices.Collect(maps.Keys(queues))...)
+	}()
 	added := 0
 	for attempt := 1; len(pending) > 0; attempt++ {
 		if attempt > maxAttempts {
@@ -773,7 +781,7 @@ func (d *Driver) oldestOf(ctx context.Context, cands []queued, f *qc.Filter, n i
 // waits for it then), and those the others have not chosen (fromPool),
 // or else reads anew and chooses so among what it read: concurrent
 // claimers then neither all go for the same items nor each read the
-// queue. It reads the chosen points whole, claims
+// queue. When that read found nothing claimable, it returns nothing. It reads the chosen points whole, claims
 // those still claimable at its clock's reading with one conditional
 // upsert, each guarded by the point as read, and reads them back: an item
 // whose write another claimer's preceded is not returned. When it lost
@@ -803,7 +811,10 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 	tried := map[string]bool{}
 	var cands, spare []queued
 	if concurrent {
-		cands = ws.fromPool(ctx, queue, n)
+		var none bool
+		if cands, none = ws.fromPool(ctx, queue, n); none {
+			return nil, nil
+		}
 	}
 	if len(cands) == 0 {
 		if cands, spare, err = d.firstChoice(ctx, ws, queue, n, now); err != nil {
@@ -875,7 +886,7 @@ func (d *Driver) firstChoice(ctx context.Context, ws *workState, queue string, n
 		return nil, nil, err
 	}
 	ws.mu.Lock()
-	ws.pools[queue] = &pool{read: read, cands: slices.Clone(all)}
+	ws.pools[queue] = &pool{read: read, cands: slices.Clone(all), none: len(all) == 0}
 	alone := ws.claims[queue] == 1
 	ws.mu.Unlock()
 	if !alone {
@@ -891,10 +902,13 @@ func (d *Driver) firstChoice(ctx context.Context, ws *workState, queue string, n
 
 // pool is the claimable items a Claim read, from which the Claims that
 // run at the same time in the driver choose while it is at most poolAge
-// old, rather than each reading its own.
+// old, rather than each reading its own. When the read found none, they
+// find none either. An Enqueue or a Release by the driver drops its
+// pool: the items it makes claimable are read by the next Claim.
 type pool struct {
 	read  time.Time
 	cands []queued
+	none  bool // the read found no claimable item
 }
 
 // poolAge is how long after it was read a pool serves Claims that run
@@ -903,31 +917,46 @@ const poolAge = 250 * time.Millisecond
 
 // fromPool chooses up to n of the queue's pool, if it is fresh (waiting
 // for the read that will make the next one, when one is in flight), at
-// random among those no Claim in flight has chosen, and reserves them.
-func (ws *workState) fromPool(ctx context.Context, queue string, n int) []queued {
+// random among those no Claim in flight has chosen, and reserves them;
+// none reports a fresh pool whose read found no claimable item.
+func (ws *workState) fromPool(ctx context.Context, queue string, n int) (chosen []queued, none bool) {
 	ws.mu.Lock()
 	p := ws.pools[queue]
 	if p == nil || time.Since(p.read) > poolAge {
 		reading, ok := ws.reading[queue]
 		ws.mu.Unlock()
 		if !ok {
-			return nil
+			return nil, false
 		}
 		select {
 		case <-reading:
 		case <-ctx.Done():
-			return nil
+			return nil, false
 		}
 		ws.mu.Lock()
 		if p = ws.pools[queue]; p == nil || time.Since(p.read) > poolAge {
 			ws.mu.Unlock()
-			return nil
+			return nil, false
 		}
+	}
+	if p.none {
+		ws.mu.Unlock()
+		return nil, true
 	}
 	cands := slices.Clone(p.cands)
 	ws.mu.Unlock()
-	chosen, _ := ws.choose(cands, n)
-	return chosen
+	chosen, _ = ws.choose(cands, n)
+	return chosen, false
+}
+
+// dropPools drops the pools of queues, whose items a call of the driver
+// made claimable.
+func (ws *workState) dropPools(queues ...string) {
+	ws.mu.Lock()
+	for _, q := range queues {
+		delete(ws.pools, q)
+	}
+	ws.mu.Unlock()
 }
 
 // choose returns up to n of cands chosen at random among those no Claim
@@ -1070,6 +1099,9 @@ func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 	}
 	defer leave()
 	_, err = d.settle(ctx, l, func(p *workPoint) { p.state, p.token, p.until = statePending, "", 0 })
+	if err == nil {
+		d.work().dropPools(l.Queue)
+	}
 	return err
 }
 

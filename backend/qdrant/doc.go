@@ -268,7 +268,10 @@
 //     flight, when it waits for it; three requests then) and the others
 //     have not chosen, or among those it reads itself: concurrent
 //     claimers neither all go for the same items nor each read the
-//     queue, and for them "oldest first" means among the oldest.
+//     queue, and for them "oldest first" means among the oldest. When
+//     that read found nothing claimable, they find nothing, in no
+//     request; an Enqueue or a Release by the driver drops its read, so
+//     the items it makes claimable are read at once.
 //     The ordered read is bounded by a creation time learnt from the
 //     reads before it (one at or below which they found 256 claimable
 //     items or more), and followed by an unbounded one when it finds too
