@@ -322,24 +322,10 @@ func (d *Driver) writeWork(ctx context.Context, points []*qc.PointStruct, guards
 // workIndexes lists the payload indexes of the work collection: those
 // its claims and erasures filter on and Claim orders by.
 func workIndexes() []index {
-	kw := func(field string, tenant bool) index {
-		p := &qc.KeywordIndexParams{}
-		if tenant {
-			p.IsTenant = qc.PtrOf(true)
-		}
-		return index{field, qc.FieldType_FieldTypeKeyword, qc.NewPayloadIndexParamsKeyword(p)}
-	}
-	num := func(field string) index {
-		return index{field, qc.FieldType_FieldTypeInteger, qc.NewPayloadIndexParamsInt(&qc.IntegerIndexParams{Lookup: qc.PtrOf(true), Range: qc.PtrOf(true)})}
-	}
-	out := []index{kw(fTenant, true)}
-	for _, f := range identityFields[1:] {
-		out = append(out, kw(f.name, false))
-	}
-	return append(out,
-		kw(wQueue, false), kw(wState, false), kw(fDel, false),
-		index{fDead, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
-		num(fCreated), num(wUntilS), num(wUntilNs), num(fDelAt), num(wDoneAt),
+	return append(identityIndexes(),
+		keywordIndex(wQueue, false), keywordIndex(wState, false), keywordIndex(fDel, false),
+		boolIndex(fDead),
+		intIndex(fCreated), intIndex(wUntilS), intIndex(wUntilNs), intIndex(fDelAt), intIndex(wDoneAt),
 	)
 }
 
@@ -364,23 +350,7 @@ func (d *Driver) ensureWorkIndexes(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, classify(ctx, err, "qdrant: reading collection "+strconv.Quote(d.workColl()))
 	}
-	have := info.GetResult().GetPayloadSchema()
-	n := 0
-	for _, ix := range workIndexes() {
-		if _, ok := have[ix.field]; ok {
-			continue
-		}
-		_, err := d.points().CreateFieldIndex(ctx, &qc.CreateFieldIndexCollection{
-			CollectionName: d.workColl(), Wait: qc.PtrOf(true), FieldName: ix.field,
-			FieldType: qc.PtrOf(ix.typ), FieldIndexParams: ix.param,
-			Ordering: strong(),
-		})
-		if err != nil {
-			return n, classify(ctx, err, "qdrant: creating the payload index on "+ix.field+" of the work collection")
-		}
-		n++
-	}
-	return n, nil
+	return d.createIndexes(ctx, d.workColl(), info.GetResult().GetPayloadSchema(), workIndexes())
 }
 
 // itemKey names an item of a batch.

@@ -55,7 +55,7 @@ func TestConformance(t *testing.T) {
 		mu.Unlock()
 		return d
 	}
-	backendtest.Run(t, backendtest.Config{
+	backendtest.Run(t, declared(backendtest.Config{
 		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			host, port := qdrantserver.Start(t)
 			return open(t, opened{host, port, fmt.Sprintf("memory-%d", collections.Add(1)), clock})
@@ -69,12 +69,16 @@ func TestConformance(t *testing.T) {
 			}
 			return open(t, o)
 		},
-		Sweeper:         true,
-		Swapper:         true,
-		Claimer:         true,
-		WorkEraser:      true,
-		VectorSearch:    backendtest.ExactVectorSearch,
-		TextSearch:      backendtest.ApproximateTextSearch,
-		FixedVectorDims: true,
-	})
+	}))
+}
+
+// declared sets in c the capabilities the driver declares to the
+// conformance suite, opened with Options.Dims backendtest.VectorDims and
+// Options.ExactSearch: the same on the in-process server and a real
+// Qdrant.
+func declared(c backendtest.Config) backendtest.Config {
+	c.Sweeper, c.Swapper, c.Claimer, c.WorkEraser = true, true, true, true
+	c.VectorSearch, c.FixedVectorDims = backendtest.ExactVectorSearch, true
+	c.TextSearch = backendtest.ApproximateTextSearch
+	return c
 }

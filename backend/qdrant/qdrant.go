@@ -227,29 +227,64 @@ type index struct {
 	param *qc.PayloadIndexParams
 }
 
+// keywordIndex, intIndex and boolIndex are payload indexes of each kind;
+// a tenant keyword index is flagged is_tenant, so Qdrant keeps each
+// tenant's points together. Integer indexes serve lookups and ranges.
+func keywordIndex(field string, tenant bool) index {
+	p := &qc.KeywordIndexParams{}
+	if tenant {
+		p.IsTenant = qc.PtrOf(true)
+	}
+	return index{field, qc.FieldType_FieldTypeKeyword, qc.NewPayloadIndexParamsKeyword(p)}
+}
+
+func intIndex(field string) index {
+	return index{field, qc.FieldType_FieldTypeInteger, qc.NewPayloadIndexParamsInt(&qc.IntegerIndexParams{Lookup: qc.PtrOf(true), Range: qc.PtrOf(true)})}
+}
+
+func boolIndex(field string) index {
+	return index{field, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})}
+}
+
+// identityIndexes are the keyword indexes of the six identity fields,
+// the tenant's flagged is_tenant.
+func identityIndexes() []index {
+	out := []index{keywordIndex(fTenant, true)}
+	for _, f := range identityFields[1:] {
+		out = append(out, keywordIndex(f.name, false))
+	}
+	return out
+}
+
 // indexes lists the payload indexes the driver's filters use.
 func indexes() []index {
-	kw := func(field string, tenant bool) index {
-		p := &qc.KeywordIndexParams{}
-		if tenant {
-			p.IsTenant = qc.PtrOf(true)
-		}
-		return index{field, qc.FieldType_FieldTypeKeyword, qc.NewPayloadIndexParamsKeyword(p)}
-	}
-	num := func(field string) index {
-		return index{field, qc.FieldType_FieldTypeInteger, qc.NewPayloadIndexParamsInt(&qc.IntegerIndexParams{Lookup: qc.PtrOf(true), Range: qc.PtrOf(true)})}
-	}
-	out := []index{kw(fTenant, true)}
-	for _, f := range identityFields[1:] {
-		out = append(out, kw(f.name, false))
-	}
-	return append(out,
-		kw(fRecordID, false), kw(fKind, false), kw(fKey, false), kw(fDel, false),
+	return append(identityIndexes(),
+		keywordIndex(fRecordID, false), keywordIndex(fKind, false), keywordIndex(fKey, false), keywordIndex(fDel, false),
 		index{fTerms, qc.FieldType_FieldTypeText, qc.NewPayloadIndexParamsText(&qc.TextIndexParams{Tokenizer: qc.TokenizerType_Whitespace, Lowercase: qc.PtrOf(false)})},
-		index{fDead, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
-		index{fHasText, qc.FieldType_FieldTypeBool, qc.NewPayloadIndexParamsBool(&qc.BoolIndexParams{})},
-		num(fCreated), num(fExpSec), num(fExpNano), num(fDelAt),
+		boolIndex(fDead), boolIndex(fHasText),
+		intIndex(fCreated), intIndex(fExpSec), intIndex(fExpNano), intIndex(fDelAt),
 	)
+}
+
+// createIndexes creates, in collection coll, the indexes of want that
+// its payload schema have lacks, and reports how many it created.
+func (d *Driver) createIndexes(ctx context.Context, coll string, have map[string]*qc.PayloadSchemaInfo, want []index) (int, error) {
+	n := 0
+	for _, ix := range want {
+		if _, ok := have[ix.field]; ok {
+			continue
+		}
+		_, err := d.points().CreateFieldIndex(ctx, &qc.CreateFieldIndexCollection{
+			CollectionName: coll, Wait: qc.PtrOf(true), FieldName: ix.field,
+			FieldType: qc.PtrOf(ix.typ), FieldIndexParams: ix.param,
+			Ordering: strong(),
+		})
+		if err != nil {
+			return n, classify(ctx, err, "qdrant: creating the payload index on "+ix.field+" of collection "+strconv.Quote(coll))
+		}
+		n++
+	}
+	return n, nil
 }
 
 // ensureCollection creates the collection when it is missing, and the
@@ -260,7 +295,6 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 	if err != nil {
 		return classify(ctx, err, "qdrant: does collection "+strconv.Quote(d.coll)+" exist")
 	}
-	have := map[string]bool{}
 	if !ex.GetResult().GetExists() {
 		// Named vectors: the dense one when the store has a dimension
 		// (else an empty map, as REST's "vectors": {}), and the sparse
@@ -290,23 +324,8 @@ func (d *Driver) ensureCollection(ctx context.Context) error {
 	if err := d.checkVectors(info.GetResult().GetConfig().GetParams()); err != nil {
 		return err
 	}
-	for k := range info.GetResult().GetPayloadSchema() {
-		have[k] = true
-	}
-	for _, ix := range indexes() {
-		if have[ix.field] {
-			continue
-		}
-		_, err := d.points().CreateFieldIndex(ctx, &qc.CreateFieldIndexCollection{
-			CollectionName: d.coll, Wait: qc.PtrOf(true), FieldName: ix.field,
-			FieldType: qc.PtrOf(ix.typ), FieldIndexParams: ix.param,
-			Ordering: strong(),
-		})
-		if err != nil {
-			return classify(ctx, err, "qdrant: creating the payload index on "+ix.field)
-		}
-	}
-	return nil
+	_, err = d.createIndexes(ctx, d.coll, info.GetResult().GetPayloadSchema(), indexes())
+	return err
 }
 
 // checkVectors checks an existing collection's named vectors against

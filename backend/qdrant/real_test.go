@@ -70,7 +70,7 @@ func TestRealQdrant(t *testing.T) {
 		}{coll, clock}
 		return d
 	}
-	backendtest.Run(t, backendtest.Config{
+	backendtest.Run(t, declared(backendtest.Config{
 		NewDriver: func(t *testing.T, clock memory.Clock) driver.Driver {
 			var b [8]byte
 			_, _ = rand.Read(b[:])
@@ -96,12 +96,5 @@ func TestRealQdrant(t *testing.T) {
 			mu.Unlock()
 			return open(t, o.coll, o.clock)
 		},
-		Sweeper:         true,
-		Swapper:         true,
-		Claimer:         true,
-		WorkEraser:      true,
-		VectorSearch:    backendtest.ExactVectorSearch,
-		TextSearch:      backendtest.ApproximateTextSearch,
-		FixedVectorDims: true,
-	})
+	}))
 }
