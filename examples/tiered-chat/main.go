@@ -92,7 +92,7 @@ func run(ctx context.Context, out io.Writer, dir string) error {
 			answer := chatModel(block, text)
 			fmt.Fprintln(out, "Assistant:", answer)
 			for _, t := range []tiered.Turn{{Role: memory.RoleUser, Content: text}, {Role: memory.RoleAssistant, Content: answer}} {
-				if err := m.Append(ctx, who, t); err != nil {
+				if _, err := m.Append(ctx, who, t); err != nil {
 					return err
 				}
 			}

@@ -65,7 +65,7 @@ func BenchmarkAppend(b *testing.B) {
 				id.Session = fmt.Sprintf("bench-%03d", i%100)
 				text := texts[i%len(texts)] + " " + texts[(i+1)%len(texts)] + " " + texts[(i+2)%len(texts)]
 				t0 := time.Now()
-				if err := m.Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
+				if _, err := m.Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
 					b.Fatal(err)
 				}
 				ds = append(ds, time.Since(t0))
@@ -107,7 +107,7 @@ func BenchmarkRecall100kFacts(b *testing.B) {
 			defer m.Close()
 			texts := backendtest.BenchTextQueries(128)
 			for i := range 40 {
-				if err := m.Append(ctx, alice, tiered.Turn{Role: memory.RoleUser, Content: texts[i] + " " + texts[i+40]}); err != nil {
+				if _, err := m.Append(ctx, alice, tiered.Turn{Role: memory.RoleUser, Content: texts[i] + " " + texts[i+40]}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -165,7 +165,7 @@ func BenchmarkFold(b *testing.B) {
 				for i := range turns {
 					turns[i] = tiered.Turn{Role: memory.RoleUser, Content: "I noted " + texts[(s+i)%len(texts)] + "."}
 				}
-				if err := writer.Append(ctx, id, turns...); err != nil {
+				if _, err := writer.Append(ctx, id, turns...); err != nil {
 					b.Fatal(err)
 				}
 			}

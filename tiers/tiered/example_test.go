@@ -34,7 +34,7 @@ func Example() {
 	} {
 		turns = append(turns, tiered.Turn{Role: memory.RoleUser, Content: said})
 	}
-	if err := m.Append(ctx, alice, turns...); err != nil {
+	if _, err := m.Append(ctx, alice, turns...); err != nil {
 		panic(err)
 	}
 	// Folding runs in the background; wait until its facts are stored.

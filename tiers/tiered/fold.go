@@ -375,8 +375,8 @@ func (m *Memory) storeFacts(ctx context.Context, l driver.Lease, j job) error {
 // queued lately. It reads the session's window only when its tally of
 // the session is unknown or older than tallyMaxAge; failures are logged,
 // not returned: the turns are stored, and the next append or the idle
-// flush queues what was missed.
-func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory.Record) {
+// flush queues what was missed. It reports whether it queued a fold.
+func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory.Record) (folding bool) {
 	key := sessionKey(id)
 	added := 0
 	for _, r := range recs {
@@ -433,6 +433,8 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 			if _, err := m.enqueue(ctx, id, job{Op: opFold}); err != nil {
 				m.opt.Logger.Warn("tiered: queueing a fold failed; the next append tries again", "err", err)
 				m.forgetTally(id)
+			} else {
+				folding = true
 			}
 		}
 	}
@@ -444,6 +446,7 @@ func (m *Memory) appended(ctx context.Context, id memory.Identity, recs []memory
 			m.mu.Unlock()
 		}
 	}
+	return folding
 }
 
 // erased reports whether none of turns (by id) is stored any longer in

@@ -163,7 +163,7 @@ func testKilledReplica(t *testing.T, kind, at string) {
 		t.Fatal(err)
 	}
 	for i := range 6 {
-		if err := appender.Append(ctx, killedSession, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", i)}); err != nil {
+		if _, err := appender.Append(ctx, killedSession, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", i)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -102,7 +102,7 @@ func TestFoldQueuedAcrossReplicas(t *testing.T) {
 			say := func(i int) {
 				t.Helper()
 				advance(time.Millisecond)
-				if err := ms[i%2].Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", i)}); err != nil {
+				if _, err := ms[i%2].Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -185,7 +185,7 @@ func TestFoldQueuedWhileFoldCompletes(t *testing.T) {
 			// appends follow the test's, through the database.
 			var said atomic.Int64
 			say := func() {
-				if err := m.Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", said.Add(1))}); err != nil {
+				if _, err := m.Append(ctx, id, tiered.Turn{Role: memory.RoleUser, Content: fmt.Sprintf("I noted item %d of the list today.", said.Add(1))}); err != nil {
 					t.Error(err)
 				}
 			}

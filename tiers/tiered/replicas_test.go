@@ -278,7 +278,7 @@ func TestReplicasChild(t *testing.T) {
 		wg.Go(func() {
 			for k := g; k < total; k += appenders {
 				text := fmt.Sprintf("I noted item %d from replica %d today.", k, replica)
-				if err := m.Append(ctx, replicaSession(k%replicaSessions), tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
+				if _, err := m.Append(ctx, replicaSession(k%replicaSessions), tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
 					t.Errorf("replica %d, append %d: %v", replica, k, err)
 					return
 				}

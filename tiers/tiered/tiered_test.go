@@ -16,6 +16,7 @@ import (
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
+	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/extract"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -63,7 +64,7 @@ var alice = memory.Identity{Tenant: "acme", User: "alice", Agent: "helper", Sess
 // say appends one user turn of text.
 func say(t testing.TB, m *tiered.Memory, id memory.Identity, text string) {
 	t.Helper()
-	if err := m.Append(context.Background(), id, tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
+	if _, err := m.Append(context.Background(), id, tiered.Turn{Role: memory.RoleUser, Content: text}); err != nil {
 		t.Fatalf("Append(%q): %v", text, err)
 	}
 }
@@ -132,7 +133,7 @@ func TestWindow(t *testing.T) {
 		}
 		noSession := alice
 		noSession.Session = ""
-		if err := m.Append(ctx, noSession, tiered.Turn{Role: memory.RoleUser, Content: "hi"}); !errors.Is(err, memory.ErrIncompleteScope) {
+		if _, err := m.Append(ctx, noSession, tiered.Turn{Role: memory.RoleUser, Content: "hi"}); !errors.Is(err, memory.ErrIncompleteScope) {
 			t.Errorf("Append without a session: %v", err)
 		}
 		if _, err := m.Window(ctx, noSession, 0); !errors.Is(err, memory.ErrIncompleteScope) {
@@ -144,7 +145,7 @@ func TestWindow(t *testing.T) {
 			t.Errorf("bob's window of alice's session id: %v, %v", contents(got), err)
 		}
 		for _, bad := range []tiered.Turn{{Role: "robot", Content: "x"}, {Role: memory.RoleUser, Content: "  "}, {Role: memory.RoleUser, Content: "\xff"}} {
-			if err := m.Append(ctx, alice, bad); !errors.Is(err, memory.ErrInvalidArgument) {
+			if _, err := m.Append(ctx, alice, bad); !errors.Is(err, memory.ErrInvalidArgument) {
 				t.Errorf("Append(%+v): %v, want ErrInvalidArgument", bad, err)
 			}
 		}
@@ -513,4 +514,30 @@ func TestConcurrentAppendsQueueAFold(t *testing.T) {
 			t.Errorf("after 45 tokens against a trigger of 40: erased %+v, want 9 turns and the queued fold", erased)
 		}
 	})
+}
+
+// TestAppendedFolding checks that an append reports the fold it queued:
+// none while the session's unfolded turns stay within the trigger, one
+// when they pass it, and the count of turns it stored.
+func TestAppendedFolding(t *testing.T) {
+	d := inmem.New(inmem.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	m, _ := newWordMemory(t, d, tiered.Options{Budget: 10, Trigger: 10, Target: 4, NoWorkers: true, IdleFlush: -1})
+	ctx := context.Background()
+	for i, c := range []struct {
+		text    string
+		folding bool
+	}{
+		{"one two three four", false},
+		{"five six seven eight", false},
+		{"nine ten eleven", true},
+	} {
+		got, err := m.Append(ctx, alice, tiered.Turn{Role: memory.RoleUser, Content: c.text}, tiered.Turn{Role: memory.RoleAssistant, Content: "ok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Folding != c.folding || got.Turns != 2 {
+			t.Fatalf("append %d: got %+v, want Folding %v and 2 turns", i, got, c.folding)
+		}
+	}
 }

@@ -135,17 +135,18 @@ type Turn struct {
 // (folding and extraction are never on the write path). An identity
 // without a session is memory.ErrIncompleteScope; it never falls back to
 // a shared window. Turns are said in the order appended: each gets a
-// creation time from the store's clock.
-func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) error {
+// creation time from the store's clock. The result says whether this
+// append queued a fold (Appended.Folding).
+func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) (Appended, error) {
 	if err := m.enter(ctx); err != nil {
-		return err
+		return Appended{}, err
 	}
 	defer m.leave()
 	if _, err := m.st.Filter(id, memory.LevelSession); err != nil {
-		return err
+		return Appended{}, err
 	}
 	if len(turns) > memory.MaxBatch {
-		return memory.Errorf(memory.ErrTooLarge, "tiered: %d turns, the limit is %d", len(turns), memory.MaxBatch)
+		return Appended{}, memory.Errorf(memory.ErrTooLarge, "tiered: %d turns, the limit is %d", len(turns), memory.MaxBatch)
 	}
 	now := m.st.Now()
 	recs := make([]memory.Record, len(turns))
@@ -157,10 +158,10 @@ func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) 
 	}
 	for i := range recs {
 		if err := recs[i].Validate(); err != nil {
-			return err
+			return Appended{}, err
 		}
 		if strings.TrimSpace(recs[i].Content) == "" {
-			return memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d has no content", i)
+			return Appended{}, memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d has no content", i)
 		}
 	}
 	// Counted here, once, so the tally of the session's window knows
@@ -169,13 +170,24 @@ func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) 
 	for i := range recs {
 		n, err := m.st.Tokens().CountTokens(ctx, recs[i].Content)
 		if err != nil {
-			return err
+			return Appended{}, err
 		}
 		recs[i].Tokens = max(n, 1)
 	}
 	if err := m.st.Add(ctx, id, recs...); err != nil {
-		return m.soft(err, "append turns")
+		return Appended{}, m.soft(err, "append turns")
 	}
-	m.appended(ctx, id, recs)
-	return nil
+	return Appended{Turns: len(recs), Folding: m.appended(ctx, id, recs)}, nil
+}
+
+// Appended is what an Append stored and started.
+type Appended struct {
+	// Turns is how many turns were stored: all of them, or none when
+	// the append failed (or, under FailureMode Soft, was not stored).
+	Turns int
+	// Folding reports that the append queued a fold of the session: its
+	// unfolded turns passed Options.Trigger tokens or Options.MaxTurns
+	// turns, and the digest and facts of the oldest are being made in
+	// the background.
+	Folding bool
 }
