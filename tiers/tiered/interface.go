@@ -20,6 +20,9 @@ type Interface interface {
 	RecallWith(ctx context.Context, id memory.Identity, text string, opt RecallOptions) (Recollection, error)
 	// Recall is memory.Recaller's shape of RecallWith (see Memory.Recall).
 	Recall(ctx context.Context, id memory.Identity, about string) (memory.Recollection, error)
+	// Remember stores texts as long-term facts id wrote on purpose (see
+	// Memory.Remember).
+	Remember(ctx context.Context, id memory.Identity, texts ...string) ([]memory.Record, error)
 	// Forget erases every tier at level (see Memory.Forget).
 	Forget(ctx context.Context, id memory.Identity, level memory.Level) (Erased, error)
 }

@@ -541,3 +541,35 @@ func TestAppendedFolding(t *testing.T) {
 		}
 	}
 }
+
+// TestRemember checks that facts saved on purpose are stored once per
+// writer, with its attribution, found by a recall, and that a bad text
+// stores nothing.
+func TestRemember(t *testing.T) {
+	d := inmem.New(inmem.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	m, st := newWordMemory(t, d, tiered.Options{NoWorkers: true, IdleFlush: -1})
+	ctx := context.Background()
+	recs, err := m.Remember(ctx, alice, "Alice keeps bees in Lyon", "Alice's favourite tea is genmaicha")
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Remember(ctx, alice, "Alice keeps bees in Lyon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || len(again) != 1 || again[0].ID != recs[0].ID || recs[0].Identity != alice || recs[0].Kind != memory.KindFact {
+		t.Fatalf("Remember: %+v then %+v", recs, again)
+	}
+	if _, err := m.Remember(ctx, alice, "fine", "two\nlines"); !errors.Is(err, memory.ErrInvalidArgument) {
+		t.Fatalf("a fact of two lines: %v, want ErrInvalidArgument", err)
+	}
+	all, err := st.List(ctx, alice, memory.Query{Level: memory.LevelAgent, Kinds: []memory.Kind{memory.KindFact}})
+	if err != nil || len(all) != 2 {
+		t.Fatalf("facts stored: %d (%v), want 2", len(all), err)
+	}
+	got, err := m.RecallWith(ctx, alice, "where are the bees kept", tiered.RecallOptions{Level: memory.LevelAgent})
+	if err != nil || len(got.Facts) == 0 || got.Facts[0].Record.ID != recs[0].ID {
+		t.Fatalf("recall after Remember: %+v, %v", got.Facts, err)
+	}
+}
