@@ -6,13 +6,11 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"weak"
 
 	qc "github.com/qdrant/go-client/qdrant"
 
@@ -616,12 +614,12 @@ func (d *Driver) ties(ctx context.Context, f *qc.Filter, b int64) ([]queued, err
 	}
 }
 
-// workState is what a driver remembers of its work queue between calls,
-// which would be fields of Driver: the creation times that bound its
-// claims' reads, the items its last read found, the items its Claims in
-// flight have chosen, and the done points its Completes have yet to
-// remove. None of it decides what a call returns when no other call of
-// the driver runs at once; all of it saves requests.
+// workState is what a driver remembers of its work queue between calls:
+// the creation times that bound its claims' reads, the items its last
+// read found, the items its Claims in flight have chosen, and the done
+// points its Completes have yet to remove. None of it decides what a call
+// returns when no other call of the driver runs at once; all of it saves
+// requests.
 type workState struct {
 	mu       sync.Mutex
 	bounds   map[string]int64         // per queue: see claimable
@@ -632,22 +630,13 @@ type workState struct {
 	done     []doneRef                // see Complete
 }
 
-// workStates holds each open driver's workState, dropped when the driver
-// is garbage collected.
-var workStates sync.Map // weak.Pointer[Driver] → *workState
+// newWorkState returns an empty workState.
+func newWorkState() *workState {
+	return &workState{bounds: map[string]int64{}, claims: map[string]int{}, pools: map[string]*pool{}, reading: map[string]chan struct{}{}, reserved: map[string]bool{}}
+}
 
 // work returns d's workState.
-func (d *Driver) work() *workState {
-	k := weak.Make(d)
-	if s, ok := workStates.Load(k); ok {
-		return s.(*workState)
-	}
-	s, loaded := workStates.LoadOrStore(k, &workState{bounds: map[string]int64{}, claims: map[string]int{}, pools: map[string]*pool{}, reading: map[string]chan struct{}{}, reserved: map[string]bool{}})
-	if !loaded {
-		runtime.AddCleanup(d, func(k weak.Pointer[Driver]) { workStates.Delete(k) }, k)
-	}
-	return s.(*workState)
-}
+func (d *Driver) work() *workState { return d.queue }
 
 // Claim narrows its ordered read by a creation time learnt from the
 // reads before it (workState.bounds): per queue, one at or below which

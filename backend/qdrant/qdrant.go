@@ -73,6 +73,8 @@ type Driver struct {
 	exact   bool    // Options.ExactSearch
 	textLen float64 // Options.TextLength, or DefaultTextLength
 
+	queue *workState // the work queue's state between calls
+
 	// beforeWrite, when set (by tests), runs between a write's read of
 	// its points and its upsert.
 	beforeWrite func()
@@ -115,7 +117,7 @@ func New(ctx context.Context, opt Options) (*Driver, error) {
 	if !(opt.TextLength >= 0 && opt.TextLength <= math.MaxFloat32) {
 		return nil, memory.Errorf(memory.ErrInvalidArgument, "qdrant: Options.TextLength is %v; it must be finite and not negative", opt.TextLength)
 	}
-	d := &Driver{client: opt.Client, coll: opt.Collection, clock: opt.Clock, dims: opt.Dims, exact: opt.ExactSearch, textLen: opt.TextLength}
+	d := &Driver{client: opt.Client, coll: opt.Collection, clock: opt.Clock, dims: opt.Dims, exact: opt.ExactSearch, textLen: opt.TextLength, queue: newWorkState()}
 	if d.textLen == 0 {
 		d.textLen = DefaultTextLength
 	}
