@@ -5,15 +5,20 @@
 package storagetest
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+
+	qc "github.com/qdrant/go-client/qdrant"
 
 	"github.com/agentmem/memory/backend/driver"
 	"github.com/agentmem/memory/backend/fs"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/postgres"
+	"github.com/agentmem/memory/backend/qdrant"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/internal/pgtest"
+	"github.com/agentmem/memory/internal/qdrantserver"
 )
 
 // Driver is a driver tests run over.
@@ -50,8 +55,24 @@ func Drivers(pg *pgtest.Shared) []Driver {
 			dir := t.TempDir()
 			return opener(t, func() (driver.Driver, error) { return fs.Open(dir, fs.Options{}) })
 		}},
+		{"qdrant", func(t testing.TB) func() driver.Driver {
+			host, port := qdrantserver.Start(t)
+			return opener(t, func() (driver.Driver, error) {
+				c, err := qc.NewClient(&qc.Config{Host: host, Port: port, PoolSize: 1, SkipCompatibilityCheck: true})
+				if err != nil {
+					return nil, err
+				}
+				t.Cleanup(func() { _ = c.Close() })
+				return qdrant.New(context.Background(), qdrant.Options{Client: c, Collection: "memory", Dims: VectorDims, ExactSearch: true})
+			})
+		}},
 	}
 }
+
+// VectorDims is the dimension of the vectors the Qdrant driver's
+// collections hold (Qdrant fixes it when a collection is made): the tiers'
+// tests embed with it.
+const VectorDims = 8
 
 // Run runs test once per driver of drivers, each over fresh storage (see
 // Driver.Storage), as subtests named after the drivers; in parallel with
