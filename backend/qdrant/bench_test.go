@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/backendtest"
@@ -162,3 +163,52 @@ func putBatch(b *testing.B, d *qdrant.Driver, n int) {
 // holds: few, so that the in-process server, which scans every point of
 // the collection, leaves the machine to the driver.
 const benchScope = 100
+
+// BenchmarkClaimCycle measures one round of a work queue's life on the
+// in-process server: Enqueue of 10 items, a Claim of them, and Complete
+// of each, in a queue whose done points the driver removes in batches.
+// driver-ms/op and server-ms/op as in BenchmarkSearchVector.
+func BenchmarkClaimCycle(b *testing.B) {
+	ctx := context.Background()
+	srv, d := benchServerDriver(b, 0)
+	who := memory.Identity{Tenant: "acme", Session: "s"}
+	start := time.Unix(1_700_000_000, 0)
+	round := func(n int) error {
+		items := make([]driver.Work, 10)
+		for i := range items {
+			items[i] = driver.Work{Queue: "fold", ID: fmt.Sprintf("item-%d-%d", n, i), Identity: who, Payload: "{}", Created: start.Add(time.Duration(n*10+i) * time.Microsecond)}
+		}
+		if _, err := d.Enqueue(ctx, items); err != nil {
+			return err
+		}
+		ls, err := d.Claim(ctx, "fold", 10, time.Minute)
+		if err != nil {
+			return err
+		}
+		if len(ls) != 10 {
+			return fmt.Errorf("claimed %d items, want 10", len(ls))
+		}
+		for _, l := range ls {
+			if err := d.Complete(ctx, l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for n := range 4 { // warm up: the work collection is made by the first Enqueue
+		if err := round(-1 - n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	busy := srv.Busy()
+	b.ResetTimer()
+	for n := range b.N {
+		if err := round(n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	server := srv.Busy() - busy
+	b.ReportMetric(float64(server.Nanoseconds())/1e6/float64(b.N), "server-ms/op")
+	b.ReportMetric(float64((b.Elapsed()-server).Nanoseconds())/1e6/float64(b.N), "driver-ms/op")
+}
