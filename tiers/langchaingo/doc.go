@@ -21,7 +21,11 @@
 // The types satisfy langchaingo's interfaces by their method sets. This
 // package imports langchaingo's llms and schema packages only: tools,
 // chains and agents import modules (a template engine, a Starlark
-// interpreter) this module does not depend on.
+// interpreter) this module does not depend on. The package's tests drive
+// the adapters as chains.Call and an agent executor do, with langchaingo's
+// fake model and its ConversationBuffer memory; testdata/realchains, a
+// module of its own, runs them under chains.NewConversation and
+// agents.NewExecutor themselves.
 //
 // Every adapter is safe for concurrent use as far as its tiered.Interface
 // is; a *tiered.Memory is.
