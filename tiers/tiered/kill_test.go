@@ -12,6 +12,7 @@ import (
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/extract"
+	"github.com/agentmem/memory/internal/foldcheck"
 	"github.com/agentmem/memory/internal/proctest"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -246,12 +247,12 @@ func testKilledReplica(t *testing.T, kind, at string) {
 	}
 	t.Logf("killed at %s after %v; the work was done %v later", at, killed.Round(time.Millisecond), (time.Since(start) - killed).Round(time.Millisecond))
 
-	h := checkFolds(t, ctx, st, killedSession, replicaTrigger)
-	if len(h.versions) != 1 || h.folded != 5 {
-		t.Errorf("%d digest versions folding %d turns; want 1 folding 5", len(h.versions), h.folded)
+	h := foldcheck.Check(t, ctx, st, killedSession, replicaTrigger)
+	if len(h.Versions) != 1 || h.Folded != 5 {
+		t.Errorf("%d digest versions folding %d turns; want 1 folding 5", len(h.Versions), h.Folded)
 	}
-	if killedFold != "" && len(h.versions) > 0 && h.versions[0].Metadata[tiered.MetaFold] != killedFold {
-		t.Errorf("the killed replica's digest version was replaced: its fold %q, now %q", killedFold, h.versions[0].Metadata[tiered.MetaFold])
+	if killedFold != "" && len(h.Versions) > 0 && h.Versions[0].Metadata[tiered.MetaFold] != killedFold {
+		t.Errorf("the killed replica's digest version was replaced: its fold %q, now %q", killedFold, h.Versions[0].Metadata[tiered.MetaFold])
 	}
 	wantCalls := int64(1)
 	if wantVersions > 0 {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,8 +21,8 @@ import (
 	"github.com/agentmem/memory/backend/postgres"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/extract"
+	"github.com/agentmem/memory/internal/foldcheck"
 	"github.com/agentmem/memory/internal/proctest"
-	"github.com/agentmem/memory/tiers/facts"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -386,98 +385,6 @@ func unfoldedTokens(ctx context.Context, st *backend.Store, id memory.Identity) 
 	return n, nil
 }
 
-// foldHistory is what checkFolds found of a session.
-type foldHistory struct {
-	turns    []memory.Record // oldest first
-	versions []memory.Record // oldest first
-	folded   int             // the turns below the latest version's boundary
-}
-
-// checkFolds reads id's session over st and checks that its digest
-// versions are contiguous from 1, and that each folded the turns after
-// the one before it, through its boundary: every turn below the latest
-// boundary was folded once, none twice and none skipped. It checks that
-// the session's facts are one per folded turn, each with that turn as
-// its only source (every turn of the tests says one fact), so that the
-// facts of every fold were stored and no other; and that the turns after
-// the boundary hold at most trigger tokens.
-func checkFolds(t *testing.T, ctx context.Context, st *backend.Store, id memory.Identity, trigger int) foldHistory {
-	t.Helper()
-	var h foldHistory
-	var err error
-	h.turns, err = st.List(ctx, id, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.versions, err = st.List(ctx, id, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindDigest}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Reverse(h.turns) // in the order said: by creation, then id
-	slices.Reverse(h.versions)
-	for i, d := range h.versions {
-		if d.Key != fmt.Sprintf("%020d", i+1) {
-			t.Errorf("session %s: digest version %d of %d has key %q: versions not contiguous from 1", id.Session, i+1, len(h.versions), d.Key)
-			return h
-		}
-		n, err := strconv.Atoi(d.Metadata[tiered.MetaFoldedTurns])
-		if err != nil || n < 1 {
-			t.Errorf("session %s: version %d folded %q turns", id.Session, i+1, d.Metadata[tiered.MetaFoldedTurns])
-			return h
-		}
-		through := slices.IndexFunc(h.turns, func(r memory.Record) bool { return r.ID == d.Metadata[tiered.MetaThroughID] })
-		if through != h.folded+n-1 {
-			t.Errorf("session %s: version %d folded %d turns after turn %d, but its boundary is turn %d (of %d): a turn folded twice or skipped",
-				id.Session, i+1, n, h.folded, through+1, len(h.turns))
-			return h
-		}
-		if created := strconv.FormatInt(h.turns[through].Created.UnixNano(), 10); d.Metadata[tiered.MetaThroughCreated] != created {
-			t.Errorf("session %s: version %d's boundary is stamped %s, its turn %s", id.Session, i+1, d.Metadata[tiered.MetaThroughCreated], created)
-		}
-		h.folded += n
-	}
-	rest := 0
-	for _, r := range h.turns[h.folded:] {
-		rest += r.Tokens
-	}
-	if rest > trigger {
-		t.Errorf("session %s: %d tokens left unfolded after %d versions, over the trigger %d", id.Session, rest, len(h.versions), trigger)
-	}
-	fs, err := st.List(ctx, id, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindFact, memory.KindSuperseded}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	position := map[string]int{}
-	for i, r := range h.turns {
-		position[r.ID] = i
-	}
-	said := make([]int, len(h.turns)) // facts per turn
-	for _, f := range fs {
-		sources, err := facts.Sources(f)
-		if err != nil || len(sources) != 1 {
-			t.Errorf("session %s: fact %q has sources %v (%v), want one turn", id.Session, f.Content, sources, err)
-			continue
-		}
-		i, ok := position[sources[0]]
-		switch {
-		case !ok:
-			t.Errorf("session %s: fact %q comes from %s, not a turn of the session", id.Session, f.Content, sources[0])
-		case i >= h.folded:
-			t.Errorf("session %s: fact %q comes from turn %d, which is not folded (%d are)", id.Session, f.Content, i+1, h.folded)
-		case f.Content != strings.TrimSpace(h.turns[i].Content):
-			t.Errorf("session %s: fact %q comes from turn %d, which says %q", id.Session, f.Content, i+1, h.turns[i].Content)
-		default:
-			said[i]++
-		}
-	}
-	for i, n := range said[:h.folded] {
-		if n != 1 {
-			t.Errorf("session %s: folded turn %d (%q) is the source of %d facts, want 1", id.Session, i+1, h.turns[i].Content, n)
-		}
-	}
-	return h
-}
-
 // TestReplicasFoldExactlyOnce runs two replicas as two processes, each
 // with a driver of its own on one storage (a SQLite file; a PostgreSQL
 // database) and a Memory of eight workers, appending from eight
@@ -532,12 +439,12 @@ func TestReplicasFoldExactlyOnce(t *testing.T) {
 			var versions, folded int
 			for s := range replicaSessions {
 				id := replicaSession(s)
-				h := checkFolds(t, ctx, st, id, replicaTrigger)
-				if want := replicas * turnsPerReplica; len(h.turns) != want || h.folded != want-1 {
-					t.Errorf("session %s holds %d turns, %d of them folded; want %d, all but the newest (the idle flush)", id.Session, len(h.turns), h.folded, want)
+				h := foldcheck.Check(t, ctx, st, id, replicaTrigger)
+				if want := replicas * turnsPerReplica; len(h.Turns) != want || h.Folded != want-1 {
+					t.Errorf("session %s holds %d turns, %d of them folded; want %d, all but the newest (the idle flush)", id.Session, len(h.Turns), h.Folded, want)
 				}
-				versions += len(h.versions)
-				folded += h.folded
+				versions += len(h.Versions)
+				folded += h.Folded
 			}
 			work, err := openWorkTable(kind, where)
 			if err != nil {
