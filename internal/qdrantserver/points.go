@@ -2,6 +2,7 @@ package qdrantserver
 
 import (
 	"context"
+	"sort"
 
 	"github.com/qdrant/go-client/qdrant"
 	"google.golang.org/grpc/codes"
@@ -147,11 +148,12 @@ func (c *collection) filtered(f *qdrant.Filter) ([]*point, error) {
 		return nil, err
 	}
 	var out []*point
-	for _, p := range c.sortedPoints() {
+	for _, p := range c.points {
 		if checkFilter(f, subject{payload: p.payload, p: p}) {
 			out = append(out, p)
 		}
 	}
+	sort.Slice(out, func(i, j int) bool { return out[i].id.less(out[j].id) })
 	return out, nil
 }
 
