@@ -25,6 +25,9 @@ type Interface interface {
 	Remember(ctx context.Context, id memory.Identity, texts ...string) ([]memory.Record, error)
 	// Forget erases every tier at level (see Memory.Forget).
 	Forget(ctx context.Context, id memory.Identity, level memory.Level) (Erased, error)
+	// List returns the session's window and digest and every fact at a
+	// level (see Memory.List).
+	List(ctx context.Context, id memory.Identity, opt ListOptions) (Listing, error)
 }
 
 var _ Interface = (*Memory)(nil)
