@@ -1,25 +1,22 @@
 // Command langchaingo-agent shows the langchaingo adapters of the tiered
-// memory (package tiers/langchaingo) across two sessions of one user with
-// one agent, on the embedded default: one SQLite file in a temporary
-// directory, no services, no network, and langchaingo's fake model
-// (llms/fake) answering with scripted replies.
+// memory (package tiers/langchaingo) under langchaingo's own chains and
+// agents, across two sessions of one user with one agent, on the embedded
+// default: one SQLite file in a temporary directory, no services, no
+// network, and langchaingo's fake model (llms/fake) answering with
+// scripted replies.
 //
 //	go run ./examples/langchaingo-agent
 //
-// In the first session an agent with the save_memory and search_memory
-// tools hears what the user says and saves two facts with save_memory. The
-// store is then closed and opened again, as a new run of the program would.
-// In the second session a conversation whose langchaingo memory recalls at
-// the agent level puts those facts in the model's prompt, and the agent's
-// search_memory call, asking for the user level, is capped at the agent's
-// maximum read scope.
-//
-// langchaingo's chains and agents packages import modules this module does
-// not depend on, so the two loops below call the adapters as they do:
-// chains.Call loads the memory's variables before the model call and saves
-// the exchange after it, and the agent loop speaks the format of
-// langchaingo's one-shot agent (Action, Action Input, Observation, Final
-// Answer).
+// In the first session a conversational agent (agents.NewConversationalAgent)
+// run by an agent executor (agents.NewExecutor) with the save_memory and
+// search_memory tools and the langchaingo Memory hears what the user says
+// and saves two facts with save_memory. The store is then closed and
+// opened again, as a new run of the program would. In the second session a
+// conversation chain (chains.NewConversation) whose Memory recalls at the
+// agent level puts those facts in the model's prompt, and a one-shot agent
+// (agents.NewOneShotAgent) calls search_memory asking for the user level
+// and is capped at the agent's maximum read scope. The executors' and the
+// chain's Memory store each exchange as a user and an assistant turn.
 package main
 
 import (
@@ -29,10 +26,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/schema"
+	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -64,12 +65,14 @@ func run(ctx context.Context, out io.Writer, path string) error {
 
 	fmt.Fprintln(out, "== session 1")
 	err := withMemory(path, func(m *tiered.Memory) error {
-		model := fake.NewFakeLLM([]string{
-			"Thought: the user told me something worth keeping\nAction: save_memory\nAction Input: Alice is vegetarian",
-			"Thought: and the train\nAction: save_memory\nAction Input: {\"fact\": \"Alice takes the 9:40 train from Lisbon to Porto\"}",
-			"Thought: I now know the final answer\nFinal Answer: Noted: vegetarian, and the 9:40 train to Porto.",
-		})
-		return agentTurn(ctx, out, m, alice, model, "I'm vegetarian, and I take the 9:40 train from Lisbon to Porto.")
+		// The conversational agent's format: a tool call, or "AI:" and
+		// the answer.
+		model := newModel(
+			"Thought: Do I need to use a tool? Yes\nAction: save_memory\nAction Input: Alice is vegetarian",
+			"Thought: Do I need to use a tool? Yes\nAction: save_memory\nAction Input: {\"fact\": \"Alice takes the 9:40 train from Lisbon to Porto\"}",
+			"Thought: Do I need to use a tool? No\nAI: Noted: vegetarian, and the 9:40 train to Porto.",
+		)
+		return agentTurn(ctx, out, m, alice, conversational, model, "I'm vegetarian, and I take the 9:40 train from Lisbon to Porto.")
 	})
 	if err != nil {
 		return err
@@ -78,17 +81,16 @@ func run(ctx context.Context, out io.Writer, path string) error {
 	alice.Session = "run-2"
 	fmt.Fprintln(out, "\n== session 2 (the store opened again)")
 	return withMemory(path, func(m *tiered.Memory) error {
-		model := fake.NewFakeLLM([]string{
-			"Try a vegetarian tasca near São Bento, a short walk from where the 9:40 train arrives.",
-		})
+		model := newModel("Try a vegetarian tasca near São Bento, a short walk from where the 9:40 train arrives.")
 		if err := conversationTurn(ctx, out, m, alice, model, "Any vegetarian dinner ideas near the station in Porto?"); err != nil {
 			return err
 		}
-		model = fake.NewFakeLLM([]string{
+		// The one-shot agent's format: a tool call, or "Final Answer:".
+		model = newModel(
 			"Thought: look it up\nAction: search_memory\nAction Input: {\"query\": \"train Porto\", \"scope\": \"user\"}",
 			"Thought: I now know the final answer\nFinal Answer: The 9:40 from Lisbon.",
-		})
-		if err := agentTurn(ctx, out, m, alice, model, "Which train am I on?"); err != nil {
+		)
+		if err := agentTurn(ctx, out, m, alice, oneShot, model, "Which train am I on?"); err != nil {
 			return err
 		}
 		// The session's turns, as langchaingo messages.
@@ -125,42 +127,99 @@ func withMemory(path string, f func(*tiered.Memory) error) error {
 	return f(m)
 }
 
-// conversationTurn is one exchange of a conversation chain (what
-// chains.NewConversation and chains.Run do): the langchaingo memory loaded
-// for the input, the prompt filled, the model called, the exchange saved.
-func conversationTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, model llms.Model, input string) error {
+// model is langchaingo's fake model, answering with scripted replies,
+// that keeps the prompts it receives so the program can show what a
+// chain put in them.
+type model struct {
+	*fake.LLM
+	mu      sync.Mutex
+	prompts []string
+}
+
+// newModel returns the fake model answering with replies in turn.
+func newModel(replies ...string) *model { return &model{LLM: fake.NewFakeLLM(replies)} }
+
+// GenerateContent keeps the prompt's text and answers with the next
+// scripted reply.
+func (m *model) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
+	var b strings.Builder
+	for _, msg := range msgs {
+		for _, p := range msg.Parts {
+			if t, ok := p.(llms.TextContent); ok {
+				b.WriteString(t.Text)
+			}
+		}
+	}
+	m.mu.Lock()
+	m.prompts = append(m.prompts, b.String())
+	m.mu.Unlock()
+	return m.LLM.GenerateContent(ctx, msgs, opts...)
+}
+
+// Call is GenerateContent on one prompt.
+func (m *model) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
+	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
+}
+
+// lastPrompt returns the last prompt the model received.
+func (m *model) lastPrompt() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(m.prompts) == 0 {
+		return ""
+	}
+	return m.prompts[len(m.prompts)-1]
+}
+
+// conversationTurn is one exchange of a conversation chain with the
+// langchaingo Memory: chains.Run loads the memory for the input into the
+// prompt, calls the model and saves the exchange.
+func conversationTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, model *model, input string) error {
 	mem, err := langchaingo.NewMemory(m, who, langchaingo.MemoryOptions{Level: maxReadScope})
 	if err != nil {
 		return err
 	}
-	inputs := map[string]any{"input": input}
-	vars, err := mem.LoadMemoryVariables(ctx, inputs)
+	reply, err := chains.Run(ctx, chains.NewConversation(model, mem), input)
 	if err != nil {
 		return err
 	}
-	history := vars[mem.GetMemoryKey(ctx)].(string)
-	fmt.Fprintf(out, "user: %s\nmemory in the prompt:\n%s", input, indent(history))
-	prompt := "The following is a friendly conversation between a human and an AI.\n\nCurrent conversation:\n" +
-		history + "\nHuman: " + input + "\nAI:"
-	reply, err := llms.GenerateFromSinglePrompt(ctx, model, prompt)
-	if err != nil {
-		return err
-	}
+	fmt.Fprintf(out, "user: %s\nmemory in the prompt:\n%s", input, indent(memoryBlock(model.lastPrompt())))
 	fmt.Fprintf(out, "assistant: %s\n", reply)
-	return mem.SaveContext(ctx, inputs, map[string]any{"text": reply})
+	return nil
 }
 
-// tool is langchaingo's tools.Tool.
-type tool interface {
-	Name() string
-	Description() string
-	Call(ctx context.Context, input string) (string, error)
+// memoryBlock returns the memory block (tiered.BlockStart to
+// tiered.BlockEnd) in prompt, or "" when it holds none.
+func memoryBlock(prompt string) string {
+	_, rest, ok := strings.Cut(prompt, tiered.BlockStart)
+	if !ok {
+		return ""
+	}
+	block, _, ok := strings.Cut(rest, tiered.BlockEnd)
+	if !ok {
+		return ""
+	}
+	return tiered.BlockStart + block + tiered.BlockEnd
 }
 
-// agentTurn runs one input through an agent with the memory tools, in the
-// format of langchaingo's one-shot agent, with the langchaingo memory
-// loaded before and the exchange saved after, as an agent executor does.
-func agentTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, model llms.Model, input string) error {
+// newAgent makes a langchaingo agent over a model with tools.
+type newAgent func(model llms.Model, tools []tools.Tool) agents.Agent
+
+// conversational and oneShot are langchaingo's conversational and
+// one-shot (MRKL) agents.
+var (
+	conversational newAgent = func(model llms.Model, tools []tools.Tool) agents.Agent {
+		return agents.NewConversationalAgent(model, tools)
+	}
+	oneShot newAgent = func(model llms.Model, tools []tools.Tool) agents.Agent {
+		return agents.NewOneShotAgent(model, tools)
+	}
+)
+
+// agentTurn runs one input through an agent executor with the memory tools
+// and the langchaingo Memory, which the executor loads before the run and
+// saves the exchange to after it, and shows the tool calls the agent made.
+func agentTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, agent newAgent, model llms.Model, input string) error {
 	save, err := langchaingo.NewSaveTool(m, who)
 	if err != nil {
 		return err
@@ -169,61 +228,27 @@ func agentTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memor
 	if err != nil {
 		return err
 	}
-	mem, err := langchaingo.NewMemory(m, who, langchaingo.MemoryOptions{Level: maxReadScope})
+	// The executor returns the answer under "output" and, with
+	// intermediate steps, the tool calls beside it: the Memory stores the
+	// answer.
+	mem, err := langchaingo.NewMemory(m, who, langchaingo.MemoryOptions{Level: maxReadScope, OutputKey: "output"})
 	if err != nil {
 		return err
 	}
+	executor := agents.NewExecutor(agent(model, []tools.Tool{save, search}),
+		agents.WithMemory(mem), agents.WithReturnIntermediateSteps(), agents.WithMaxIterations(5))
 	fmt.Fprintf(out, "user: %s\n", input)
-	answer, err := agentLoop(ctx, out, model, mem, []tool{save, search}, input)
+	outputs, err := chains.Call(ctx, executor, map[string]any{"input": input})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "assistant: %s\n", answer)
+	steps, _ := outputs["intermediateSteps"].([]schema.AgentStep)
+	for _, step := range steps {
+		fmt.Fprintf(out, "  %s %s\n%s", step.Action.Tool, step.Action.ToolInput, indent(step.Observation))
+	}
+	answer, _ := outputs["output"].(string)
+	fmt.Fprintf(out, "assistant: %s\n", strings.TrimSpace(answer))
 	return nil
-}
-
-// agentLoop asks the model until it gives a final answer, running the tool
-// each other reply names and putting its answer in the next prompt.
-func agentLoop(ctx context.Context, out io.Writer, model llms.Model, mem schema.Memory, tools []tool, input string) (string, error) {
-	inputs := map[string]any{"input": input}
-	vars, err := mem.LoadMemoryVariables(ctx, inputs)
-	if err != nil {
-		return "", err
-	}
-	var prompt strings.Builder
-	prompt.WriteString("Answer the question. You have access to the following tools:\n")
-	for _, t := range tools {
-		fmt.Fprintf(&prompt, "- %s: %s\n", t.Name(), t.Description())
-	}
-	fmt.Fprintf(&prompt, "\nPrevious conversation history:\n%v\n\nQuestion: %s\n", vars[mem.GetMemoryKey(ctx)], input)
-	for range 5 {
-		reply, err := llms.GenerateFromSinglePrompt(ctx, model, prompt.String())
-		if err != nil {
-			return "", err
-		}
-		prompt.WriteString(reply + "\n")
-		if _, answer, ok := strings.Cut(reply, "Final Answer:"); ok {
-			answer = strings.TrimSpace(answer)
-			return answer, mem.SaveContext(ctx, inputs, map[string]any{"output": answer})
-		}
-		_, rest, ok := strings.Cut(reply, "Action:")
-		name, arg, ok2 := strings.Cut(rest, "\nAction Input:")
-		if !ok || !ok2 {
-			return "", fmt.Errorf("cannot read the model's reply %q", reply)
-		}
-		name, arg = strings.TrimSpace(name), strings.TrimSpace(arg)
-		observation := name + " is not a valid tool, try another one"
-		for _, t := range tools {
-			if t.Name() == name {
-				if observation, err = t.Call(ctx, arg); err != nil {
-					return "", err
-				}
-			}
-		}
-		fmt.Fprintf(out, "  %s %s\n%s", name, arg, indent(observation))
-		prompt.WriteString("Observation: " + observation + "\n")
-	}
-	return "", fmt.Errorf("the agent gave no final answer")
 }
 
 // indent indents each line of s by four spaces.

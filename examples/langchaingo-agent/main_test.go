@@ -4,7 +4,12 @@ import (
 	"bytes"
 	"context"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/tiers/tiered"
 )
 
 // want is the example's whole output: deterministic, since the model is
@@ -46,13 +51,38 @@ session 2's chat history:
 // TestRun runs the example on a SQLite file of its own: the second
 // session, on the store opened again, recalls the facts the first saved,
 // the search is capped at the agent level, and the session's turns are
-// stored with their roles.
+// stored with their roles. The first session's exchange, which the output
+// does not show, is stored by the executor's memory too.
 func TestRun(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "agent.db")
 	var out bytes.Buffer
-	if err := run(context.Background(), &out, filepath.Join(t.TempDir(), "agent.db")); err != nil {
+	if err := run(ctx, &out, path); err != nil {
 		t.Fatal(err)
 	}
 	if got := out.String(); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
+	}
+	err := withMemory(path, func(m *tiered.Memory) error {
+		first := memory.Identity{Tenant: "acme", User: "alice", Agent: "kaos://agent/travel/concierge", Session: "run-1"}
+		turns, err := m.Window(ctx, first, 0)
+		if err != nil {
+			return err
+		}
+		var got []string
+		for _, r := range turns {
+			got = append(got, r.Label+": "+strings.TrimSpace(r.Content))
+		}
+		want := []string{
+			"user: I'm vegetarian, and I take the 9:40 train from Lisbon to Porto.",
+			"assistant: Noted: vegetarian, and the 9:40 train to Porto.",
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("session 1's stored turns = %q, want %q", got, want)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

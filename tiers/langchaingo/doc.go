@@ -19,13 +19,12 @@
 //     agent's maximum read scope.
 //
 // The types satisfy langchaingo's interfaces by their method sets. This
-// package imports langchaingo's llms and schema packages only: tools,
-// chains and agents import modules (a template engine, a Starlark
-// interpreter) this module does not depend on. The package's tests drive
-// the adapters as chains.Call and an agent executor do, with langchaingo's
-// fake model and its ConversationBuffer memory; testdata/realchains, a
-// module of its own, runs them under chains.NewConversation and
-// agents.NewExecutor themselves.
+// package imports langchaingo's llms package only; its tests, and the
+// example program examples/langchaingo-agent, run the adapters under
+// langchaingo's own chains and agents with its fake model:
+// chains.NewConversation with chains.Run and chains.Call, agents.NewExecutor
+// over the conversational and the one-shot agent with the memory tools, and
+// langchaingo's ConversationBuffer memory over the chat history.
 //
 // Every adapter is safe for concurrent use as far as its tiered.Interface
 // is; a *tiered.Memory is.

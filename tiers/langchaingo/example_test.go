@@ -6,7 +6,9 @@ import (
 	"log"
 	"strings"
 
+	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/llms/fake"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -27,8 +29,9 @@ func openMemory() (*tiered.Memory, func()) {
 }
 
 // A langchaingo memory for chains.NewConversation(llm, mem) or
-// agents.WithMemory(mem): chains.Call loads its variables before the model
-// call and saves the exchange after it, as here.
+// agents.WithMemory(mem): before each call chains.Call loads the memory's
+// variables (what LoadMemoryVariables returns, shown here) into the
+// prompt, and after it saves the exchange as two turns.
 func ExampleMemory() {
 	ctx := context.Background()
 	m, closeMemory := openMemory()
@@ -44,16 +47,20 @@ func ExampleMemory() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	inputs := map[string]any{"input": "Which snacks should I avoid? Am I allergic to anything?"}
-	vars, err := mem.LoadMemoryVariables(ctx, inputs)
+	question := "Which snacks should I avoid? Am I allergic to anything?"
+	vars, err := mem.LoadMemoryVariables(ctx, map[string]any{"input": question})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(vars["history"])
-	err = mem.SaveContext(ctx, inputs, map[string]any{"text": "Avoid anything with peanuts."})
+
+	// langchaingo's fake model stands in for a real one.
+	llm := fake.NewFakeLLM([]string{"Avoid anything with peanuts."})
+	reply, err := chains.Run(ctx, chains.NewConversation(llm, mem), question)
 	if err != nil {
 		log.Fatal(err)
 	}
+	fmt.Println(reply)
 	vars, err = mem.LoadMemoryVariables(ctx, map[string]any{"input": "Thanks"})
 	if err != nil {
 		log.Fatal(err)
@@ -64,6 +71,7 @@ func ExampleMemory() {
 	// Known facts:
 	// - Alice is allergic to peanuts
 	// [End of memory]
+	// Avoid anything with peanuts.
 	// [Memory]
 	// Recent turns:
 	// user: Which snacks should I avoid? Am I allergic to anything?

@@ -2,41 +2,20 @@ package langchaingo_test
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
-	"github.com/tmc/langchaingo/schema"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
-	"github.com/agentmem/memory/tiers/langchaingo"
 	"github.com/agentmem/memory/tiers/tiered"
 )
-
-// The adapters satisfy langchaingo's interfaces. tools.Tool is spelled out
-// (langchainTool): package tools imports a module this one does not
-// depend on.
-var (
-	_ schema.Memory             = (*langchaingo.Memory)(nil)
-	_ schema.ChatMessageHistory = (*langchaingo.ChatMessageHistory)(nil)
-	_ langchainTool             = (*langchaingo.SaveTool)(nil)
-	_ langchainTool             = (*langchaingo.SearchTool)(nil)
-)
-
-// langchainTool is langchaingo's tools.Tool interface.
-type langchainTool interface {
-	Name() string
-	Description() string
-	Call(ctx context.Context, input string) (string, error)
-}
 
 // Identities: one user with one agent in two sessions, and another user.
 var (
@@ -113,85 +92,32 @@ func (m *model) Call(ctx context.Context, prompt string, opts ...llms.CallOption
 	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
 }
 
-// last returns the last prompt the model received.
-func (m *model) last(t *testing.T) string {
+// prompt returns the i-th prompt the model received, counting from 0, or
+// from the last backwards when i is negative (-1 is the last).
+func (m *model) prompt(t *testing.T, i int) string {
 	t.Helper()
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if len(m.prompts) == 0 {
-		t.Fatal("the model was not called")
+	if i < 0 {
+		i += len(m.prompts)
 	}
-	return m.prompts[len(m.prompts)-1]
+	if i < 0 || i >= len(m.prompts) {
+		t.Fatalf("prompt %d of %d: the model was not called that often", i, len(m.prompts))
+	}
+	return m.prompts[i]
 }
 
-// converse runs one exchange the way langchaingo's chains.Call runs the
-// chain chains.NewConversation makes (the langchaingo chains package needs
-// modules this one does not depend on): the memory's variables loaded for
-// the inputs, a prompt holding the memory variable and the input, one
-// model call, and SaveContext with the inputs and the reply under "text".
-func converse(ctx context.Context, llm llms.Model, mem schema.Memory, input string) (string, error) {
-	inputs := map[string]any{"input": input}
-	vars, err := mem.LoadMemoryVariables(ctx, inputs)
-	if err != nil {
-		return "", err
-	}
-	prompt := fmt.Sprintf("The following is a conversation between a human and an AI.\n\nCurrent conversation:\n%v\nHuman: %s\nAI:",
-		vars[mem.GetMemoryKey(ctx)], input)
-	reply, err := llms.GenerateFromSinglePrompt(ctx, llm, prompt)
-	if err != nil {
-		return "", err
-	}
-	return reply, mem.SaveContext(ctx, inputs, map[string]any{"text": reply})
+// last returns the last prompt the model received.
+func (m *model) last(t *testing.T) string {
+	t.Helper()
+	return m.prompt(t, -1)
 }
 
-// action is a reply's tool call in langchaingo's one-shot (MRKL) agent
-// format.
-var action = regexp.MustCompile(`(?s)Action:\s*(.*?)\s*\nAction Input:\s*(.*)`)
-
-// runAgent runs an agent loop in the format of langchaingo's one-shot
-// agent over an executor with mem: the memory loaded for the input, the
-// model asked, each "Action:"/"Action Input:" reply run as a call of the
-// named tool whose answer is put after "Observation:" in the next prompt,
-// until a reply with "Final Answer:", which is returned and saved with the
-// input under "output". A tool's Go error ends the run, as it ends an
-// executor's.
-func runAgent(ctx context.Context, llm llms.Model, mem schema.Memory, tools []langchainTool, input string) (string, error) {
-	inputs := map[string]any{"input": input}
-	vars, err := mem.LoadMemoryVariables(ctx, inputs)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	b.WriteString("Answer the question. You have these tools:\n")
-	for _, t := range tools {
-		fmt.Fprintf(&b, "- %s: %s\n", t.Name(), t.Description())
-	}
-	fmt.Fprintf(&b, "\nPrevious conversation history:\n%v\n\nQuestion: %s\n", vars[mem.GetMemoryKey(ctx)], input)
-	for range 5 {
-		reply, err := llms.GenerateFromSinglePrompt(ctx, llm, b.String())
-		if err != nil {
-			return "", err
-		}
-		b.WriteString(reply + "\n")
-		if _, answer, ok := strings.Cut(reply, "Final Answer:"); ok {
-			answer = strings.TrimSpace(answer)
-			return answer, mem.SaveContext(ctx, inputs, map[string]any{"output": answer})
-		}
-		m := action.FindStringSubmatch(reply)
-		if m == nil {
-			return "", fmt.Errorf("cannot parse the reply %q", reply)
-		}
-		observation := m[1] + " is not a valid tool"
-		for _, t := range tools {
-			if strings.EqualFold(t.Name(), m[1]) {
-				if observation, err = t.Call(ctx, strings.TrimSpace(m[2])); err != nil {
-					return "", err
-				}
-			}
-		}
-		b.WriteString("Observation: " + observation + "\n")
-	}
-	return "", fmt.Errorf("the agent did not finish")
+// calls returns how many prompts the model received.
+func (m *model) calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.prompts)
 }
 
 // window returns id's window as "role: content" lines.

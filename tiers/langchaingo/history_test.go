@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tmc/langchaingo/llms"
-	lcmemory "github.com/tmc/langchaingo/memory"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/tiers/langchaingo"
@@ -115,39 +114,6 @@ func TestHistoryClearAndSet(t *testing.T) {
 			t.Errorf("SetMessages of too many = %v, want ErrTooLarge", err)
 		}
 	})
-}
-
-// TestHistoryUnderBuffer: langchaingo's own ConversationBuffer memory over
-// the history loads the session's turns with its prefixes and stores an
-// exchange as a user and an assistant turn.
-func TestHistoryUnderBuffer(t *testing.T) {
-	ctx := context.Background()
-	m := newTiered(t, "sqlite")
-	h, err := langchaingo.NewChatMessageHistory(m, s1, langchaingo.HistoryOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf := lcmemory.NewConversationBuffer(lcmemory.WithChatHistory(h))
-	llm := newModel("Lisbon, you said.", "Sardines.")
-	if _, err := converse(ctx, llm, buf, "I live in Lisbon."); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := converse(ctx, llm, buf, "What do I like to eat?"); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(llm.last(t), "Current conversation:\nHuman: I live in Lisbon.\nAI: Lisbon, you said.\nHuman: What do I like to eat?") {
-		t.Errorf("the buffer's prompt lacks the history:\n%s", llm.last(t))
-	}
-	want := []string{"user: I live in Lisbon.", "assistant: Lisbon, you said.", "user: What do I like to eat?", "assistant: Sardines."}
-	if got := window(t, m, s1); !slices.Equal(got, want) {
-		t.Errorf("stored turns = %q, want %q", got, want)
-	}
-	if err := buf.Clear(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := window(t, m, s1); len(got) != 0 {
-		t.Errorf("after the buffer's Clear the session holds %q", got)
-	}
 }
 
 // TestHistoryBudget: Messages returns the window within the history's
