@@ -44,8 +44,8 @@ const Description = "Search this agent's memory of past runs by keyword. " +
 // implements langchaingo's tools.Tool. It is safe for concurrent use.
 //
 // The interface is satisfied by method set; this package does not import
-// github.com/tmc/langchaingo/tools, whose calculator tool would pull in a
-// module (go.starlark.net) this one does not depend on.
+// github.com/tmc/langchaingo/tools, whose calculator tool would pull a
+// Starlark interpreter (go.starlark.net) into every program using it.
 type Tool struct {
 	mem *tiers.Vector
 	who memory.Identity
