@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/agentmem/memory"
+	"github.com/agentmem/memory/tiers/tiered"
 )
 
 // Defaults of Options.
@@ -57,6 +58,10 @@ type Options struct {
 	// Clock is the time the idempotency keys expire by; nil means
 	// time.Now. (BearerOptions.Clock is the tokens'.)
 	Clock memory.Clock
+	// Wrap, when not nil, wraps the Memory the handlers call: the calls
+	// of every request go through what it returns (telemetry.Wrap records
+	// them as metrics and spans). Shutdown still closes the Memory itself.
+	Wrap func(tiered.Interface) tiered.Interface
 }
 
 func (o Options) withDefaults() (Options, error) {

@@ -16,7 +16,8 @@ import (
 // Server is the memory service's http.Handler over one tiered Memory. It
 // is safe for concurrent use.
 type Server struct {
-	mem     *tiered.Memory
+	mem     tiered.Interface // the Memory's calls, wrapped by Options.Wrap
+	memory  *tiered.Memory   // closed by Shutdown
 	opt     Options
 	replays *replays
 
@@ -46,8 +47,14 @@ func New(mem *tiered.Memory, opt Options) (*Server, error) {
 	if opt.Tokens == nil {
 		opt.Tokens = tokens.Counter{}
 	}
+	var calls tiered.Interface = mem
+	if opt.Wrap != nil {
+		if calls = opt.Wrap(mem); calls == nil {
+			return nil, memory.Errorf(memory.ErrInvalidArgument, "server: Options.Wrap returned nil")
+		}
+	}
 	return &Server{
-		mem: mem, opt: opt,
+		mem: calls, memory: mem, opt: opt,
 		replays: newReplays(opt.IdempotencyTTL, opt.IdempotencyKeys, opt.Clock),
 		idle:    make(chan struct{}), closed: make(chan struct{}),
 	}, nil
@@ -188,7 +195,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	s.closeOnce.Do(func() {
 		go func() {
-			s.closeErr = s.mem.Close()
+			s.closeErr = s.memory.Close()
 			close(s.closed)
 		}()
 	})

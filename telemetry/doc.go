@@ -43,7 +43,7 @@
 //
 // Names follow OpenTelemetry's conventions under the agentmem. prefix;
 // durations are histograms in seconds. The operations of Wrap are
-// append, window, recall_with, recall, remember and forget; a histogram's
+// append, window, recall_with, recall, remember, forget and list; a histogram's
 // count is the number of calls.
 //
 //	agentmem.operation.duration      s        agentmem.operation, agentmem.level, error.type

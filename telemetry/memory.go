@@ -22,11 +22,13 @@ var (
 	opRecall     = operation{"recall", "agentmem.recall"}
 	opRemember   = operation{"remember", "agentmem.remember"}
 	opForget     = operation{"forget", "agentmem.forget"}
+	opList       = operation{"list", "agentmem.list"}
 )
 
 // Wrap returns m recording every call as a span named after its
 // operation ("agentmem.append", "agentmem.window", "agentmem.recall_with",
-// "agentmem.recall", "agentmem.remember", "agentmem.forget") and in the
+// "agentmem.recall", "agentmem.remember", "agentmem.forget",
+// "agentmem.list") and in the
 // operation metrics (see the package documentation); each call's context
 // carries its span to m. Spans carry counts — turns and texts given,
 // records returned, a recall's parts, tokens and embedder requests,
@@ -192,4 +194,18 @@ func (w *memoryWrapper) Forget(ctx context.Context, id memory.Identity, level me
 	}
 	c.end(ctx, err)
 	return e, err
+}
+
+func (w *memoryWrapper) List(ctx context.Context, id memory.Identity, opt tiered.ListOptions) (tiered.Listing, error) {
+	ctx, c := w.t.begin(ctx, opList, opt.Level)
+	l, err := w.m.List(ctx, id, opt)
+	if c.rec {
+		c.span.SetAttributes(
+			attribute.Int("agentmem.list.window", len(l.Window)),
+			attribute.Bool("agentmem.list.digest", l.Digest != nil),
+			attribute.Int("agentmem.list.facts", len(l.Facts)),
+		)
+	}
+	c.end(ctx, err)
+	return l, err
 }

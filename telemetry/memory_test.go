@@ -29,7 +29,13 @@ type fakeMemory struct {
 	recollection tiered.Recollection
 	recalled     memory.Recollection
 	erased       tiered.Erased
+	listing      tiered.Listing
 	ctx          context.Context
+}
+
+func (f *fakeMemory) List(ctx context.Context, id memory.Identity, opt tiered.ListOptions) (tiered.Listing, error) {
+	f.ctx = ctx
+	return f.listing, f.err
 }
 
 func (f *fakeMemory) Append(ctx context.Context, id memory.Identity, turns ...tiered.Turn) (tiered.Appended, error) {
@@ -336,4 +342,28 @@ func checkNoMarkerInMetrics(t *testing.T, r *rig, marker string) {
 			}
 		}
 	}
+}
+
+// TestWrapRecordsList checks List's span, counts and error class.
+func TestWrapRecordsList(t *testing.T) {
+	r := newRig(t, telemetry.Options{})
+	f := &fakeMemory{listing: tiered.Listing{Window: []memory.Record{{ID: "t1"}}, Digest: &memory.Record{ID: "d"}, Facts: []memory.Record{{ID: "f1"}, {ID: "f2"}}}}
+	m := telemetry.Wrap(f, r.t)
+	ctx := context.Background()
+	if l, err := m.List(ctx, alice, tiered.ListOptions{Level: memory.LevelUser}); err != nil || len(l.Facts) != 2 {
+		t.Fatalf("List: %+v, %v", l, err)
+	}
+	f.err = memory.ErrIncompleteScope
+	m.List(ctx, alice, tiered.ListOptions{})
+	all := r.metrics(t)
+	checkPoints(t, all, "agentmem.operation.duration", "s",
+		point{attrs{"agentmem.operation": "list", "agentmem.level": "user"}, 1},
+		point{attrs{"agentmem.operation": "list", "error.type": "incomplete_scope"}, 1},
+	)
+	spans := r.spans.Ended()
+	if len(spans) != 2 || spans[0].Name() != "agentmem.list" {
+		t.Fatalf("spans %v", spans)
+	}
+	checkAttrs(t, spans[0].Name(), spanAttrs(spans[0]), attrs{"agentmem.operation": "list", "agentmem.level": "user",
+		"agentmem.list.window": "1", "agentmem.list.digest": "true", "agentmem.list.facts": "2"})
 }

@@ -246,7 +246,8 @@ func TestMetrics(t *testing.T) {
 		t.Fatalf("GET /metrics: %d %v", resp.StatusCode, err)
 	}
 	text := string(b)
-	for _, want := range []string{`http_route="/v1/write"`, `http_route="/v1/recall"`, "agentmem_http_request_duration_seconds_count"} {
+	for _, want := range []string{`http_route="/v1/write"`, `http_route="/v1/recall"`, "agentmem_http_request_duration_seconds_count",
+		`agentmem_operation="append"`, `agentmem_operation="recall_with"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("metrics lack %s:\n%s", want, text)
 		}

@@ -79,7 +79,8 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 		s := mem.Stats()
 		log.Info("stopped", "folds", s.Folds, "folded_turns", s.FoldedTurns, "facts", s.Facts, "given_up", s.GivenUp)
 	}()
-	srv, err := server.New(mem, server.Options{Authenticator: auth, Logger: log})
+	srv, err := server.New(mem, server.Options{Authenticator: auth, Logger: log,
+		Wrap: func(m tiered.Interface) tiered.Interface { return telemetry.Wrap(m, tel) }})
 	if err != nil {
 		return err
 	}
