@@ -22,6 +22,7 @@ type started struct {
 	stop   context.CancelFunc
 	done   chan error
 	stderr *lockedBuffer
+	once   sync.Once
 }
 
 // lockedBuffer is a bytes.Buffer safe for a writer and a reader at once.
@@ -50,7 +51,7 @@ func getenvOf(env map[string]string) func(string) string {
 // start runs the service with args and env (its database and secret in
 // a temporary directory unless env names them) and waits until it
 // listens; it is stopped when t ends.
-func start(t *testing.T, env map[string]string, args ...string) *started {
+func start(t testing.TB, env map[string]string, args ...string) *started {
 	t.Helper()
 	dir := t.TempDir()
 	if env == nil {
@@ -85,23 +86,24 @@ func start(t *testing.T, env map[string]string, args ...string) *started {
 	return s
 }
 
-// shutdown stops the service and checks that it exited cleanly.
-func (s *started) shutdown(t *testing.T) {
-	s.stop()
-	select {
-	case err, ok := <-s.done:
-		if ok && err != nil {
-			t.Errorf("the service exited with %v\n%s", err, s.stderr)
+// shutdown stops the service, once, and checks that it exited cleanly.
+func (s *started) shutdown(t testing.TB) {
+	s.once.Do(func() {
+		s.stop()
+		select {
+		case err := <-s.done:
+			if err != nil {
+				t.Errorf("the service exited with %v\n%s", err, s.stderr)
+			}
+		case <-time.After(shutdownGrace + 10*time.Second):
+			t.Errorf("the service did not shut down")
 		}
-		close(s.done)
-	case <-time.After(shutdownGrace + 10*time.Second):
-		t.Errorf("the service did not shut down")
-	}
+	})
 }
 
 // token signs a token with the service's secret through the token
 // subcommand.
-func (s *started) token(t *testing.T, args ...string) string {
+func (s *started) token(t testing.TB, args ...string) string {
 	t.Helper()
 	var out bytes.Buffer
 	if err := run(context.Background(), append([]string{"token"}, args...), getenvOf(s.env), &out, io.Discard); err != nil {
