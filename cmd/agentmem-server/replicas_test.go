@@ -229,4 +229,3 @@ func digestThrough(t *testing.T, ctx context.Context, st *backend.Store, id memo
 	}
 	return 0
 }
-
