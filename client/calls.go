@@ -19,7 +19,7 @@ func (cl *Client) Append(ctx context.Context, id memory.Identity, turns ...tiere
 	if _, err := cl.do(ctx, id, call{path: contract.PathWrite, req: req, resp: &resp, once: true}); err != nil {
 		return tiered.Appended{}, err
 	}
-	return tiered.Appended{Turns: resp.Turns, Folding: resp.Folding}, nil
+	return tiered.Appended{Turns: resp.Turns, Folding: resp.Folding, Replayed: resp.Replayed}, nil
 }
 
 // Remember stores texts as long-term facts written by id

@@ -27,8 +27,9 @@
 // backoff on transport errors and 503, up to Options.MaxAttempts. Writes and
 // erasures are retried the same way carrying one Idempotency-Key for all
 // their attempts: a server that did the first attempt answers a repeat with
-// the stored response instead of doing it again. The server keeps keys in its
-// process only, so a retry that reaches another replica of the service can
-// store a write's turns twice (its saved memories are stored once however
-// often they are written).
+// the stored response instead of doing it again. The server keeps the
+// responses in its process, but a write's turns get ids derived from the key
+// (tiered.Turn.ID), so a retry that reaches another replica of the service
+// finds them stored and stores nothing (tiered.Appended.Replayed); its saved
+// memories are stored once however often they are written.
 package client

@@ -152,6 +152,10 @@ type WriteResponse struct {
 	Folding bool `json:"folding"`
 	// Memories are the memories' fact records as stored.
 	Memories []Record `json:"memories"`
+	// Replayed reports that the turns were stored before, by an earlier
+	// request with the same Idempotency-Key (found in the store, so by any
+	// replica of the service): this request stored none of them again.
+	Replayed bool `json:"replayed,omitempty"`
 }
 
 // ForgetRequest erases every tier at a scope (tiered.Memory.Forget).

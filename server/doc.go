@@ -40,8 +40,11 @@
 // request again is answered with the stored response (header
 // Idempotent-Replayed: true) instead of being done twice, a request still in
 // flight under the key is waited for, and another body under the same key is
-// 409. The keys live in this process: a retry that reaches another replica is
-// done again there.
+// 409. The responses live in this process; across replicas, a write's turns
+// take ids derived from its key and its identity (tiered.Turn.ID), so the
+// same write reaching another replica finds its turns stored and stores
+// nothing again (WriteResponse.Replayed). An erasure done again erases
+// what is left.
 //
 // # Shutdown
 //

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
 	"github.com/agentmem/memory"
@@ -105,15 +106,19 @@ func (s *Server) writeCall(ctx context.Context, id memory.Identity, body []byte)
 		out.Memories = contract.FromRecords(recs)
 	}
 	if req.Turns != nil || req.Memories == nil {
+		key, keyed := ctx.Value(idempotencyKey{}).(string)
 		turns := make([]tiered.Turn, len(req.Turns))
 		for i, t := range req.Turns {
 			turns[i] = tiered.Turn{Role: t.Role, Content: t.Content, Speaker: t.Speaker}
+			if keyed {
+				turns[i].ID = keyedTurnID(id, key, i)
+			}
 		}
 		a, err := s.mem.Append(ctx, id, turns...)
 		if err != nil {
 			return reply{}, err
 		}
-		out.Turns, out.Folding = a.Turns, a.Folding
+		out.Turns, out.Folding, out.Replayed = a.Turns, a.Folding, a.Replayed
 	}
 	status := http.StatusOK
 	if out.Folding {
@@ -166,4 +171,12 @@ func wireError(err error) *contract.Error {
 	}
 	e := contract.NewError(err)
 	return &e
+}
+
+// keyedTurnID is the id of turn i of a write under Idempotency-Key key by
+// id: the same write, at any replica, names the same turns, and the ids of
+// one write increase with i, as tiered.Turn.ID requires (96 bits of a hash
+// of identity and key, then i in hex).
+func keyedTurnID(id memory.Identity, key string, i int) string {
+	return memory.ContentID(memory.KindTurn, id, contract.HeaderIdempotencyKey, key)[:24] + fmt.Sprintf("%08x", i)
 }

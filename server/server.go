@@ -134,6 +134,7 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	if !idempotent || !named {
 		return run()
 	}
+	ctx = context.WithValue(ctx, idempotencyKey{}, key)
 	if err := checkKey(key); err != nil {
 		return s.errorReply(r, err)
 	}
@@ -150,6 +151,9 @@ func (s *Server) serve(ctx context.Context, w http.ResponseWriter, r *http.Reque
 	s.replays.end(rk, e, rep)
 	return rep
 }
+
+// idempotencyKey is the context key of a request's Idempotency-Key.
+type idempotencyKey struct{}
 
 // enter admits a request, unless Shutdown began.
 func (s *Server) enter() bool {

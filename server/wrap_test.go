@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/inmem"
+	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/contract"
 	"github.com/agentmem/memory/server"
 	"github.com/agentmem/memory/tiers/tiered"
@@ -43,5 +46,38 @@ func TestWrap(t *testing.T) {
 	if _, err := server.New(mem, server.Options{Authenticator: bearer(t, server.BearerOptions{}),
 		Wrap: func(tiered.Interface) tiered.Interface { return nil }}); !errors.Is(err, memory.ErrInvalidArgument) {
 		t.Fatalf("a Wrap returning nil: %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestWriteKeyAcrossReplicas sends one write under one Idempotency-Key to
+// two servers on one SQLite file, as a client's retry may reach another
+// replica: the second finds the turns stored and stores nothing.
+func TestWriteKeyAcrossReplicas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.db")
+	var bases []string
+	for range 2 {
+		d, err := sqlite.Open(path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, hs := serve(t, newMemory(t, d, memory.Posture{}), server.Options{})
+		bases = append(bases, hs.URL)
+	}
+	tok := token(t, aliceClaims)
+	headers := map[string]string{contract.HeaderSession: "s1", contract.HeaderIdempotencyKey: "write-1"}
+	req := contract.WriteRequest{Turns: []contract.Turn{{Role: memory.RoleUser, Content: "one"}, {Role: memory.RoleAssistant, Content: "two"}, {Role: memory.RoleUser, Content: "three"}}}
+	for i, base := range bases {
+		got := decodeAs[contract.WriteResponse](t, do(t, base, call{path: contract.PathWrite, token: tok, headers: headers, body: req}), http.StatusOK)
+		if got.Turns != 3 || got.Replayed != (i == 1) {
+			t.Fatalf("server %d: %+v, want 3 turns, replayed %v", i, got, i == 1)
+		}
+	}
+	l := decodeAs[contract.ListResponse](t, do(t, bases[1], call{path: contract.PathList, token: tok, headers: map[string]string{contract.HeaderSession: "s1"}, body: contract.ListRequest{}}), http.StatusOK)
+	var said []string
+	for _, r := range l.Turns {
+		said = append(said, r.Content)
+	}
+	if strings.Join(said, ",") != "one,two,three" {
+		t.Fatalf("the session holds %q, want the three turns once, in order", said)
 	}
 }

@@ -459,13 +459,20 @@ func (m *Memory) erased(ctx context.Context, id memory.Identity, turns []memory.
 	for _, t := range turns[:min(len(turns), memory.MaxBatch)] {
 		ids = append(ids, t.ID)
 	}
+	found, err := m.storedTurns(ctx, id, ids...)
+	return !found && err == nil, err
+}
+
+// storedTurns reports whether any of the turns ids name is stored in id's
+// session.
+func (m *Memory) storedTurns(ctx context.Context, id memory.Identity, ids ...string) (bool, error) {
 	dq, err := m.st.Query(id, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}, Limit: 1})
 	if err != nil {
 		return false, err
 	}
 	dq.IDs = ids
 	found, err := m.st.Driver().List(ctx, dq)
-	return len(found) == 0 && err == nil, err
+	return len(found) > 0, err
 }
 
 // unwrite deletes the record of id's session under recordID.

@@ -573,3 +573,39 @@ func TestRemember(t *testing.T) {
 		t.Fatalf("recall after Remember: %+v, %v", got.Facts, err)
 	}
 }
+
+// TestAppendTurnIDs checks appends with turn ids: a repeated append
+// stores nothing and says so, in this Memory or another on the same
+// store; ids given to some turns only, repeated or out of order are
+// refused.
+func TestAppendTurnIDs(t *testing.T) {
+	d := inmem.New(inmem.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	m, st := newWordMemory(t, d, tiered.Options{NoWorkers: true, IdleFlush: -1})
+	other, _ := newWordMemory(t, d, tiered.Options{NoWorkers: true, IdleFlush: -1})
+	ctx := context.Background()
+	key := func(i int) string {
+		return memory.ContentID(memory.KindTurn, alice, "request-1")[:24] + fmt.Sprintf("%08x", i)
+	}
+	turns := []tiered.Turn{{Role: memory.RoleUser, Content: "hello", ID: key(0)}, {Role: memory.RoleAssistant, Content: "hi there", ID: key(1)}}
+	for i, mem := range []*tiered.Memory{m, m, other} {
+		got, err := mem.Append(ctx, alice, turns...)
+		if err != nil || got.Turns != 2 || got.Replayed != (i > 0) {
+			t.Fatalf("append %d: %+v, %v; want 2 turns, replayed %v", i, got, err, i > 0)
+		}
+	}
+	stored, err := st.List(ctx, alice, memory.Query{Level: memory.LevelSession, Kinds: []memory.Kind{memory.KindTurn}})
+	if err != nil || len(stored) != 2 || stored[1].ID != key(0) || stored[0].Version != 1 {
+		t.Fatalf("stored %+v (%v); want the two turns once, at version 1", stored, err)
+	}
+	for _, bad := range [][]tiered.Turn{
+		{{Role: memory.RoleUser, Content: "a", ID: key(5)}, {Role: memory.RoleUser, Content: "b"}},
+		{{Role: memory.RoleUser, Content: "a"}, {Role: memory.RoleUser, Content: "b", ID: key(6)}},
+		{{Role: memory.RoleUser, Content: "a", ID: key(7)}, {Role: memory.RoleUser, Content: "b", ID: key(7)}},
+		{{Role: memory.RoleUser, Content: "a", ID: key(9)}, {Role: memory.RoleUser, Content: "b", ID: key(8)}},
+	} {
+		if _, err := m.Append(ctx, alice, bad...); !errors.Is(err, memory.ErrInvalidArgument) {
+			t.Errorf("append %+v: %v, want ErrInvalidArgument", bad, err)
+		}
+	}
+}

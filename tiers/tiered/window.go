@@ -127,6 +127,15 @@ type Turn struct {
 	Content string
 	// Speaker, when not empty, names who said it (memory.SpeakerKey).
 	Speaker string
+	// ID, when not empty, is the turn's record id, making its append
+	// idempotent: an append whose first turn's id is already stored in
+	// the session stores nothing and reports Appended.Replayed. The turns
+	// of an append have ids all or none; they share a creation time and
+	// are ordered by id, so their ids must increase in the order said.
+	// A retried append gives the same ids (derived from the session's
+	// identity and a request key, say: see package server). Empty means a
+	// fresh id (memory.NewTurn).
+	ID string
 }
 
 // Append stores turns in id's session, in order, as one batch, and
@@ -150,10 +159,20 @@ func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) 
 	}
 	now := m.st.Now()
 	recs := make([]memory.Record, len(turns))
+	keyed := len(turns) > 0 && turns[0].ID != ""
 	for i, t := range turns {
 		recs[i] = memory.NewTurn(id, t.Role, t.Content, now)
 		if t.Speaker != "" {
 			recs[i].Metadata = map[string]string{memory.SpeakerKey: t.Speaker}
+		}
+		if (t.ID != "") != keyed {
+			return Appended{}, memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d has an id and turn 0 has not, or the other way round: the turns of an append have ids all or none", i)
+		}
+		if keyed {
+			if i > 0 && t.ID <= turns[i-1].ID {
+				return Appended{}, memory.Errorf(memory.ErrInvalidArgument, "tiered: turn %d's id %q does not follow turn %d's %q: the turns of an append share a creation time and are ordered by id", i, t.ID, i-1, turns[i-1].ID)
+			}
+			recs[i].ID = t.ID
 		}
 	}
 	for i := range recs {
@@ -174,6 +193,15 @@ func (m *Memory) Append(ctx context.Context, id memory.Identity, turns ...Turn) 
 		}
 		recs[i].Tokens = max(n, 1)
 	}
+	if keyed {
+		stored, err := m.storedTurns(ctx, id, recs[0].ID)
+		if err != nil {
+			return Appended{}, m.soft(err, "append turns")
+		}
+		if stored {
+			return Appended{Turns: len(recs), Replayed: true}, nil
+		}
+	}
 	if err := m.st.Add(ctx, id, recs...); err != nil {
 		return Appended{}, m.soft(err, "append turns")
 	}
@@ -190,4 +218,7 @@ type Appended struct {
 	// turns, and the digest and facts of the oldest are being made in
 	// the background.
 	Folding bool
+	// Replayed reports that the append's turns were stored before, by an
+	// append with the same turn ids (Turn.ID): this one stored nothing.
+	Replayed bool
 }
