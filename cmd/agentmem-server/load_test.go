@@ -164,25 +164,31 @@ func TestLoad(t *testing.T) {
 
 // BenchmarkLoad runs the load test's workload b.N times, each on a fresh
 // service, and reports the latency quantiles of its writes and recalls
-// through the client over loopback, and the calls a second.
+// through the client over loopback, and the calls a second: with one
+// session (a call's own latency) and with loadSessions at once (the
+// latency under load, mostly waiting for the two cores).
 func BenchmarkLoad(b *testing.B) {
-	var writes, recalls []time.Duration
-	var elapsed time.Duration
-	for range b.N {
-		b.StopTimer()
-		s, cl := startLoad(b)
-		b.StartTimer()
-		got := drive(context.Background(), cl, loadSessions, loadTurns, func(i int) memory.Identity { return loadSession("bench", i) })
-		b.StopTimer()
-		if len(got.errors) > 0 {
-			b.Fatal(got.errors[0])
-		}
-		writes, recalls, elapsed = append(writes, got.writes...), append(recalls, got.recalls...), elapsed+got.elapsed
-		s.shutdown(b)
+	for _, sessions := range []int{1, loadSessions} {
+		b.Run(fmt.Sprintf("sessions=%d", sessions), func(b *testing.B) {
+			var writes, recalls []time.Duration
+			var elapsed time.Duration
+			for range b.N {
+				b.StopTimer()
+				s, cl := startLoad(b)
+				b.StartTimer()
+				got := drive(context.Background(), cl, sessions, loadTurns, func(i int) memory.Identity { return loadSession("bench", i) })
+				b.StopTimer()
+				if len(got.errors) > 0 {
+					b.Fatal(got.errors[0])
+				}
+				writes, recalls, elapsed = append(writes, got.writes...), append(recalls, got.recalls...), elapsed+got.elapsed
+				s.shutdown(b)
+			}
+			b.ReportMetric(ms(quantile(writes, 0.5)), "write-p50-ms")
+			b.ReportMetric(ms(quantile(writes, 0.99)), "write-p99-ms")
+			b.ReportMetric(ms(quantile(recalls, 0.5)), "recall-p50-ms")
+			b.ReportMetric(ms(quantile(recalls, 0.99)), "recall-p99-ms")
+			b.ReportMetric(float64(len(writes)+len(recalls))/elapsed.Seconds(), "calls/s")
+		})
 	}
-	b.ReportMetric(ms(quantile(writes, 0.5)), "write-p50-ms")
-	b.ReportMetric(ms(quantile(writes, 0.99)), "write-p99-ms")
-	b.ReportMetric(ms(quantile(recalls, 0.5)), "recall-p50-ms")
-	b.ReportMetric(ms(quantile(recalls, 0.99)), "recall-p99-ms")
-	b.ReportMetric(float64(len(writes)+len(recalls))/elapsed.Seconds(), "calls/s")
 }
