@@ -169,9 +169,9 @@ func (cl *Client) send(ctx context.Context, id memory.Identity, c call, body []b
 	if cl.opt.Token != "" {
 		h.Set("Authorization", "Bearer "+cl.opt.Token)
 	}
-	for _, f := range identityHeaders {
-		if v := id.Get(f.field); v != "" {
-			h.Set(f.name, v)
+	for _, f := range contract.IdentityHeaders {
+		if v := id.Get(f.Field); v != "" {
+			h.Set(f.Name, v)
 		}
 	}
 	if key != "" {
@@ -251,17 +251,4 @@ func newKey() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on supported platforms
 	return hex.EncodeToString(b[:])
-}
-
-// identityHeaders are the identity headers and the fields they carry.
-var identityHeaders = []struct {
-	name  string
-	field memory.Field
-}{
-	{contract.HeaderTenant, memory.FieldTenant},
-	{contract.HeaderUser, memory.FieldUser},
-	{contract.HeaderAgent, memory.FieldAgent},
-	{contract.HeaderInstance, memory.FieldInstance},
-	{contract.HeaderSquad, memory.FieldSquad},
-	{contract.HeaderSession, memory.FieldSession},
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/agentmem/memory"
@@ -51,24 +50,7 @@ func (cl *Client) Recall(ctx context.Context, id memory.Identity, about string) 
 	if err != nil {
 		return memory.Recollection{}, err
 	}
-	out := memory.Recollection{Text: r.Text, Tokens: r.Tokens}
-	for _, f := range r.Facts {
-		out.Records = append(out.Records, f.Record)
-	}
-	if r.Digest != nil {
-		out.Records = append(out.Records, *r.Digest)
-	}
-	out.Records = append(out.Records, r.Window...)
-	if r.Degraded {
-		var errs []error
-		for _, e := range []error{r.Errors.Window, r.Errors.Digest, r.Errors.Facts} {
-			if e != nil && (len(errs) == 0 || e != errs[len(errs)-1]) {
-				errs = append(errs, e) // one service failure, once
-			}
-		}
-		out.Degraded = errors.Join(errs...)
-	}
-	return out, nil
+	return r.Shared(), nil
 }
 
 var _ memory.Recaller = (*Client)(nil)

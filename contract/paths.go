@@ -1,5 +1,7 @@
 package contract
 
+import "github.com/agentmem/memory"
+
 // The service's paths. The four /v1 paths take a POST with a JSON body;
 // the probes take a GET.
 const (
@@ -35,6 +37,20 @@ const (
 	HeaderSquad    = "Agentmem-Squad"
 	HeaderSession  = "Agentmem-Session"
 )
+
+// IdentityHeaders are the identity headers, each with the field of
+// memory.Identity it carries, in the order of the fields.
+var IdentityHeaders = []struct {
+	Name  string
+	Field memory.Field
+}{
+	{HeaderTenant, memory.FieldTenant},
+	{HeaderUser, memory.FieldUser},
+	{HeaderAgent, memory.FieldAgent},
+	{HeaderInstance, memory.FieldInstance},
+	{HeaderSquad, memory.FieldSquad},
+	{HeaderSession, memory.FieldSession},
+}
 
 // HeaderIdempotencyKey names a write or an erasure: a request repeated
 // with the same key, by the same identity, within the server's memory of

@@ -28,13 +28,13 @@ type TrustedHeaders struct{}
 func (TrustedHeaders) Authenticate(r *http.Request) (memory.Identity, error) {
 	var id memory.Identity
 	named := false
-	for _, h := range identityHeaders {
-		v, ok, err := header(r, h.name)
+	for _, h := range contract.IdentityHeaders {
+		v, ok, err := header(r, h.Name)
 		if err != nil {
 			return memory.Identity{}, err
 		}
 		named = named || ok
-		id = id.With(h.field, v)
+		id = id.With(h.Field, v)
 	}
 	if !named {
 		return memory.Identity{}, memory.Errorf(contract.ErrUnauthenticated, "server: no identity headers")
@@ -43,19 +43,6 @@ func (TrustedHeaders) Authenticate(r *http.Request) (memory.Identity, error) {
 		return memory.Identity{}, err
 	}
 	return id, nil
-}
-
-// identityHeaders are the identity headers and the fields they name.
-var identityHeaders = []struct {
-	name  string
-	field memory.Field
-}{
-	{contract.HeaderTenant, memory.FieldTenant},
-	{contract.HeaderUser, memory.FieldUser},
-	{contract.HeaderAgent, memory.FieldAgent},
-	{contract.HeaderInstance, memory.FieldInstance},
-	{contract.HeaderSquad, memory.FieldSquad},
-	{contract.HeaderSession, memory.FieldSession},
 }
 
 // header returns the value of the header name and whether the request

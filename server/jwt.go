@@ -82,18 +82,18 @@ func (b *BearerTokens) Authenticate(r *http.Request) (memory.Identity, error) {
 		return memory.Identity{}, err
 	}
 	id := memory.Identity{Tenant: c.Tenant, User: c.Subject, Agent: c.Agent}
-	for _, h := range identityHeaders {
-		v, named, err := header(r, h.name)
+	for _, h := range contract.IdentityHeaders {
+		v, named, err := header(r, h.Name)
 		if err != nil {
 			return memory.Identity{}, err
 		}
-		switch h.field {
+		switch h.Field {
 		case memory.FieldTenant, memory.FieldUser, memory.FieldAgent:
-			if named && v != id.Get(h.field) {
-				return memory.Identity{}, memory.Errorf(memory.ErrPermissionDenied, "server: header %s names another identity than the bearer token", h.name)
+			if named && v != id.Get(h.Field) {
+				return memory.Identity{}, memory.Errorf(memory.ErrPermissionDenied, "server: header %s names another identity than the bearer token", h.Name)
 			}
 		default:
-			id = id.With(h.field, v)
+			id = id.With(h.Field, v)
 		}
 	}
 	if err := id.Validate(); err != nil {

@@ -179,6 +179,15 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, about string) (
 	if err != nil {
 		return memory.Recollection{}, err
 	}
+	return r.Shared(), nil
+}
+
+// Shared returns r in the shape every memory type shares
+// (memory.Recollection): the records in the order Text shows them (facts,
+// digest, window), the rendered block, its tokens, and the errors of the
+// tiers that could not be read joined in Degraded, each error once when
+// one failure failed several tiers.
+func (r Recollection) Shared() memory.Recollection {
 	out := memory.Recollection{Text: r.Text, Tokens: r.Tokens}
 	for _, f := range r.Facts {
 		out.Records = append(out.Records, f.Record)
@@ -188,9 +197,15 @@ func (m *Memory) Recall(ctx context.Context, id memory.Identity, about string) (
 	}
 	out.Records = append(out.Records, r.Window...)
 	if r.Degraded {
-		out.Degraded = errors.Join(r.Errors.Window, r.Errors.Digest, r.Errors.Facts)
+		var errs []error
+		for _, e := range []error{r.Errors.Window, r.Errors.Digest, r.Errors.Facts} {
+			if e != nil && (len(errs) == 0 || e != errs[len(errs)-1]) {
+				errs = append(errs, e)
+			}
+		}
+		out.Degraded = errors.Join(errs...)
 	}
-	return out, nil
+	return out
 }
 
 var _ memory.Recaller = (*Memory)(nil)
