@@ -22,13 +22,6 @@ func forEachWorkingDriver(t *testing.T, test func(t *testing.T, open func() driv
 	storagetest.Run(t, workingDrivers, false, test)
 }
 
-// forEachWorkingDriverParallel is forEachWorkingDriver with the drivers'
-// runs in parallel, for long tests whose drivers wait on different
-// things (PostgreSQL on its server, the others on the CPU and the disk).
-func forEachWorkingDriverParallel(t *testing.T, test func(t *testing.T, open func() driver.Driver)) {
-	storagetest.Run(t, workingDrivers, true, test)
-}
-
 // newWorking returns a Memory over a new store on d.
 func newWorking(t testing.TB, d driver.Driver, opt working.Options) (*working.Memory, *backend.Store) {
 	t.Helper()
