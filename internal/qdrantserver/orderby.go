@@ -3,7 +3,6 @@ package qdrantserver
 import (
 	"cmp"
 	"math"
-	"sort"
 
 	"github.com/qdrant/go-client/qdrant"
 )
@@ -100,41 +99,29 @@ func (c *collection) scrollOrdered(req *qdrant.ScrollPoints, limit int) ([]*qdra
 	if err != nil {
 		return nil, err
 	}
-	ps, err := c.filtered(req.GetFilter())
-	if err != nil {
+	if err := validateFilter(req.GetFilter()); err != nil {
 		return nil, err
 	}
-	var entries []orderedEntry
-	for _, p := range ps {
-		seen := map[orderValue]bool{}
-		for _, v := range indexedValues(typ, key.get(p.payload)) {
-			if seen[v] {
-				continue
-			}
-			seen[v] = true
-			if hasFrom && ((!desc && v.compare(from) < 0) || (desc && v.compare(from) > 0)) {
-				continue
-			}
-			entries = append(entries, orderedEntry{value: v, p: p})
-		}
+	if limit <= 0 {
+		return []*qdrant.RetrievedPoint{}, nil
 	}
-	sort.SliceStable(entries, func(i, j int) bool {
-		a, b := entries[i], entries[j]
-		c := a.value.compare(b.value)
-		if c == 0 && a.p.id != b.p.id {
-			if a.p.id.less(b.p.id) {
-				c = -1
-			} else {
-				c = 1
-			}
+	ix := c.orderIndexOf(ob.GetKey(), key, typ)
+	var entries []orderedEntry
+	visit := func(e orderedEntry) bool {
+		if hasFrom && ((!desc && e.value.compare(from) < 0) || (desc && e.value.compare(from) > 0)) {
+			return true
 		}
-		if desc {
-			return c > 0
+		if checkFilter(req.GetFilter(), subject{payload: e.p.payload, p: e.p}) {
+			entries = append(entries, e)
 		}
-		return c < 0
-	})
-	if len(entries) > limit {
-		entries = entries[:limit]
+		return len(entries) < limit
+	}
+	if desc {
+		for i := len(ix.entries) - 1; i >= 0 && visit(ix.entries[i]); i-- {
+		}
+	} else {
+		for i := 0; i < len(ix.entries) && visit(ix.entries[i]); i++ {
+		}
 	}
 	out := make([]*qdrant.RetrievedPoint, 0, len(entries))
 	for _, e := range entries {

@@ -60,7 +60,9 @@ func (s *pointsService) editPayload(name string, sel *qdrant.PointsSelector, wai
 			return err
 		}
 		for _, p := range ps {
+			c.untrack(p)
 			edit(p)
+			c.track(p)
 		}
 		resp = c.updated(wait)
 		return nil
@@ -101,6 +103,7 @@ func (s *pointsService) CreateFieldIndex(_ context.Context, req *qdrant.CreateFi
 			info.Params = proto.Clone(req.GetFieldIndexParams()).(*qdrant.PayloadIndexParams)
 		}
 		c.indexes[req.GetFieldName()] = info
+		delete(c.ordered, req.GetFieldName())
 		resp = c.updated(req.Wait)
 		return nil
 	})
@@ -112,6 +115,7 @@ func (s *pointsService) DeleteFieldIndex(_ context.Context, req *qdrant.DeleteFi
 	var resp *qdrant.PointsOperationResponse
 	err := s.db.write(req.GetCollectionName(), func(c *collection) error {
 		delete(c.indexes, req.GetFieldName())
+		delete(c.ordered, req.GetFieldName())
 		resp = c.updated(req.Wait)
 		return nil
 	})

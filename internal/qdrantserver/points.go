@@ -37,7 +37,11 @@ func (s *pointsService) Upsert(_ context.Context, req *qdrant.UpsertPoints) (*qd
 			batch = append(batch, p)
 		}
 		for _, p := range c.conditionalKeep(batch, req.UpdateFilter, req.GetUpdateMode()) {
+			if old, ok := c.points[p.id]; ok {
+				c.untrack(old)
+			}
 			c.points[p.id] = p
+			c.track(p)
 		}
 		resp = c.updated(req.Wait)
 		return nil
@@ -166,6 +170,7 @@ func (s *pointsService) Delete(_ context.Context, req *qdrant.DeletePoints) (*qd
 			return err
 		}
 		for _, p := range ps {
+			c.untrack(p)
 			delete(c.points, p.id)
 		}
 		resp = c.updated(req.Wait)

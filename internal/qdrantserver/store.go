@@ -44,6 +44,12 @@ type collection struct {
 	sparse  map[string]bool
 	points  map[pointID]*point
 	indexes map[string]*qdrant.PayloadSchemaInfo
+	// ordered are the order indexes ordered scrolls built, by key; every
+	// change of a point goes through untrack and track. Scrolls run under
+	// the store's read lock, so orderMu guards the map while one builds an
+	// index; the indexes' entries change only under the write lock.
+	orderMu sync.Mutex
+	ordered map[string]*orderIndex
 	// config is the creation request, reported back by Get.
 	vectorsConfig *qdrant.VectorsConfig
 	sparseConfig  *qdrant.SparseVectorConfig
