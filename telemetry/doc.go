@@ -95,4 +95,11 @@
 // NewPrometheus returns an SDK MeterProvider and an http.Handler that
 // serves its metrics in the Prometheus text exposition format, collected
 // at each request; Handler records a service's requests by route.
+//
+// # Exporting spans
+//
+// Package telemetry/otlp makes a TracerProvider that exports spans to an
+// OpenTelemetry collector over OTLP/HTTP. It is a package of its own: the
+// exporter links gRPC and Protocol Buffers code, which a program that
+// imports only this package does not.
 package telemetry

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/server"
+	"github.com/agentmem/memory/telemetry/otlp"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -28,6 +29,7 @@ type config struct {
 	trustedHeaders bool
 	posture        memory.Posture
 	metrics        bool
+	otlpEndpoint   string         // where spans are exported over OTLP/HTTP; empty for nowhere
 	tiers          tiered.Options // the window's budget, folding and workers
 }
 
@@ -77,6 +79,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fl.BoolVar(&c.posture.RequireAgentIdentity, "require-agent-identity", defaults.agentID, "writes and reads without an agent fail closed (MEMORY_REQUIRE_AGENT_IDENTITY)")
 	fl.BoolVar(&c.posture.AllowStore, "allow-store", false, "allow the administrative store scope to requests without an agent actor")
 	fl.BoolVar(&c.metrics, "metrics", false, "serve OpenTelemetry metrics at GET /metrics in the Prometheus text format")
+	fl.StringVar(&c.otlpEndpoint, "otlp-endpoint", otlpEndpointFromEnv(getenv), "export spans over OTLP/HTTP to the collector at `URL` (http://collector:4318, or a URL with its path, as in http://collector:4318/v1/traces); default OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT with /v1/traces appended; empty: none")
 	fl.IntVar(&c.tiers.Budget, "budget", tiered.DefaultBudget, "the short-term window's token budget")
 	fl.IntVar(&c.tiers.Trigger, "trigger", 0, "the unfolded tokens of a session above which it is folded; 0 means the budget")
 	fl.IntVar(&c.tiers.Target, "target", 0, "the tokens a fold leaves unfolded; 0 means half the budget")
@@ -88,6 +91,11 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	}
 	if fl.NArg() > 0 {
 		return c, usageError{fmt.Sprintf("unexpected arguments %q", fl.Args())}
+	}
+	if c.otlpEndpoint != "" {
+		if _, err := otlp.TracesURL(c.otlpEndpoint); err != nil {
+			return c, usageError{"-otlp-endpoint: " + err.Error()}
+		}
 	}
 	c.secret = getenv("AGENTMEM_TOKEN_SECRET")
 	if c.db == "" && c.postgres == "" {
@@ -101,6 +109,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		}
 	}
 	return c, nil
+}
+
+// otlpEndpointFromEnv returns where spans go by the standard environment
+// variables: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, the traces' own URL, or
+// else OTEL_EXPORTER_OTLP_ENDPOINT, a base URL for every signal, with the
+// traces' path appended to its own; "" when neither is set.
+func otlpEndpointFromEnv(getenv func(string) string) string {
+	if v := getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); v != "" {
+		return v
+	}
+	if v := getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); v != "" {
+		return strings.TrimRight(v, "/") + otlp.TracesPath
+	}
+	return ""
 }
 
 // cachePath returns name in agentmem's directory of the user cache

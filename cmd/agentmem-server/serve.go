@@ -8,7 +8,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -19,6 +22,7 @@ import (
 	"github.com/agentmem/memory/extract"
 	"github.com/agentmem/memory/server"
 	"github.com/agentmem/memory/telemetry"
+	"github.com/agentmem/memory/telemetry/otlp"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -57,11 +61,17 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	}
 	st := backend.NewStore(d, backend.StoreOptions{Posture: c.posture, Logger: log})
 	defer st.Close()
-	tel, metrics, stopMetrics, err := newTelemetry(c)
+	tel, metrics, stopTelemetry, err := newTelemetry(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer stopMetrics()
+	// For a start that fails; the graceful shutdown below stops the
+	// telemetry within its grace, and this then does nothing.
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = stopTelemetry(sctx)
+	}()
 	opt := c.tiers
 	opt.Logger = log
 	opt.Summarizer = telemetry.WrapSummarizer(extract.Rules{}, tel)
@@ -103,11 +113,16 @@ func runServer(ctx context.Context, args []string, getenv func(string) string, s
 	defer cancel()
 	// The service first: it refuses new requests (503) and waits for
 	// those in flight, then drains the memory's folds; then the HTTP
-	// server closes its connections.
+	// server closes its connections; then the spans of all that are
+	// exported. A collector that does not take them holds the exit up to
+	// the end of the grace and is logged, not a failure of the service.
 	err = srv.Shutdown(sctx)
 	err = errors.Join(err, hs.Shutdown(sctx))
 	if e := <-served; !errors.Is(e, http.ErrServerClosed) {
 		err = errors.Join(err, e)
+	}
+	if e := stopTelemetry(sctx); e != nil {
+		log.Warn("exporting the last spans failed", "error", e)
 	}
 	return err
 }
@@ -136,15 +151,52 @@ func routes(srv *server.Server, metrics http.Handler, tel *telemetry.Telemetry) 
 	return telemetry.Handler(mux, tel)
 }
 
-// newTelemetry returns the service's telemetry and the function that
-// stops it: with -metrics, recorded in a meter provider served at GET
-// /metrics; otherwise none (no-op).
-func newTelemetry(c config) (*telemetry.Telemetry, http.Handler, func(), error) {
-	if !c.metrics {
-		t, err := telemetry.New(telemetry.Options{})
-		return t, nil, func() {}, err
+// serviceName is the service.name of the resource of the spans the
+// service exports.
+const serviceName = "agentmem-server"
+
+// newTelemetry returns the service's telemetry, the handler of GET
+// /metrics (nil without -metrics) and the function that stops the
+// telemetry, exporting the spans not sent yet, once; later calls do
+// nothing. With -metrics the metrics are recorded in a meter provider
+// served at GET /metrics; with -otlp-endpoint the spans go to that
+// collector, and a request's traceparent header (W3C Trace Context)
+// makes its spans part of the caller's trace. With neither there is no
+// provider (no-op).
+func newTelemetry(ctx context.Context, c config) (*telemetry.Telemetry, http.Handler, func(context.Context) error, error) {
+	var opt telemetry.Options
+	var h http.Handler
+	var stops []func(context.Context) error
+	if c.metrics {
+		mp, ph := telemetry.NewPrometheus()
+		opt.MeterProvider, h = mp, ph
+		stops = append(stops, mp.Shutdown)
 	}
-	mp, h := telemetry.NewPrometheus()
-	t, err := telemetry.New(telemetry.Options{MeterProvider: mp})
-	return t, h, func() { _ = mp.Shutdown(context.Background()) }, err
+	if c.otlpEndpoint != "" {
+		tp, err := otlp.NewTraces(ctx, c.otlpEndpoint, serviceName)
+		if err != nil {
+			return nil, nil, nil, errors.Join(err, stopAll(ctx, stops))
+		}
+		opt.TracerProvider, opt.Propagator = tp, propagation.TraceContext{}
+		stops = append(stops, tp.Shutdown)
+	}
+	var once sync.Once
+	stop := func(ctx context.Context) (err error) {
+		once.Do(func() { err = stopAll(ctx, stops) })
+		return err
+	}
+	t, err := telemetry.New(opt)
+	if err != nil {
+		return nil, nil, nil, errors.Join(err, stop(ctx))
+	}
+	return t, h, stop, nil
+}
+
+// stopAll calls every stop function with ctx and joins their errors.
+func stopAll(ctx context.Context, stops []func(context.Context) error) error {
+	var err error
+	for _, s := range stops {
+		err = errors.Join(err, s(ctx))
+	}
+	return err
 }
