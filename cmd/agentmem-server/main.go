@@ -20,6 +20,11 @@
 // document's posture flags MEMORY_REQUIRE_PRINCIPAL and
 // MEMORY_REQUIRE_AGENT_IDENTITY. A flag given on the command line wins.
 //
+// -metrics serves OpenTelemetry metrics at GET /metrics (Prometheus text
+// format); -otlp-endpoint, or OpenTelemetry's OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+// or OTEL_EXPORTER_OTLP_ENDPOINT, exports spans over OTLP/HTTP. Neither
+// carries content or identities.
+//
 // SIGINT or SIGTERM shuts it down gracefully: no new requests, those in
 // flight finish, background folds in flight finish, then it exits.
 package main
