@@ -45,16 +45,8 @@ func (cl *Client) Window(ctx context.Context, id memory.Identity, budget int) ([
 // (tiered.Memory.List), through /v1/list. Its level is one of the tiered
 // memory's four; empty means memory.LevelSession.
 func (cl *Client) List(ctx context.Context, id memory.Identity, opt tiered.ListOptions) (tiered.Listing, error) {
-	var include []contract.Tier
-	for _, t := range []struct {
-		left bool
-		tier contract.Tier
-	}{{opt.NoWindow, contract.TierShort}, {opt.NoDigest, contract.TierMedium}, {opt.NoFacts, contract.TierLong}} {
-		if !t.left {
-			include = append(include, t.tier)
-		}
-	}
-	if len(include) == 0 { // every tier left out: nothing to read
+	include := contract.Include(opt.NoWindow, opt.NoDigest, opt.NoFacts)
+	if include != nil && len(include) == 0 { // every tier left out: nothing to read
 		if err := ctx.Err(); err != nil {
 			return tiered.Listing{}, err
 		}

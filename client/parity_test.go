@@ -47,7 +47,8 @@ func script(ctx context.Context, m tiered.Interface) []string {
 	note("window", records(w), err)
 	w, err = m.Window(ctx, alice, 12)
 	note("window of 12 tokens", records(w), err)
-	for _, o := range []tiered.RecallOptions{{}, {Level: memory.LevelAgent, K: 1}, {Level: memory.LevelUser, Budget: 30}} {
+	for _, o := range []tiered.RecallOptions{{}, {Level: memory.LevelAgent, K: 1}, {Level: memory.LevelUser, Budget: 30},
+		{Level: memory.LevelAgent, Budget: 12, NoWindow: true}, {NoFacts: true}, {NoWindow: true, NoDigest: true, NoFacts: true}} {
 		r, err := m.RecallWith(ctx, alice, "Where does Alice live?", o)
 		note(fmt.Sprintf("recall %+v", o), recollection(r), err)
 	}

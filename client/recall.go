@@ -27,7 +27,14 @@ func (cl *Client) RecallWith(ctx context.Context, id memory.Identity, text strin
 	rctx, cancel := context.WithTimeout(ctx, cl.opt.RecallTimeout)
 	defer cancel()
 	var resp contract.RecallResponse
-	req := contract.RecallRequest{Text: text, Scope: opt.Level, K: opt.K, Budget: opt.Budget}
+	req := contract.RecallRequest{Text: text, Scope: opt.Level, K: opt.K, Budget: opt.Budget,
+		Include: contract.Include(opt.NoWindow, opt.NoDigest, opt.NoFacts)}
+	if req.Include != nil && len(req.Include) == 0 { // every tier left out: nothing to recall
+		if err := ctx.Err(); err != nil {
+			return tiered.Recollection{}, err
+		}
+		return tiered.Recollection{}, id.Validate()
+	}
 	_, err := cl.do(rctx, id, call{path: contract.PathRecall, req: req, resp: &resp})
 	switch {
 	case err == nil:

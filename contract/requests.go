@@ -32,6 +32,31 @@ func Includes(include []Tier, t Tier) bool {
 	return false
 }
 
+// LeftOut returns which tiers include leaves out: the window (short), the
+// digest (medium), the facts (long) — tiered.RecallOptions' and
+// tiered.ListOptions' NoWindow, NoDigest and NoFacts.
+func LeftOut(include []Tier) (noWindow, noDigest, noFacts bool) {
+	return !Includes(include, TierShort), !Includes(include, TierMedium), !Includes(include, TierLong)
+}
+
+// Include returns the include list that leaves out the tiers named: nil
+// (every tier) when none is, and empty when all are.
+func Include(noWindow, noDigest, noFacts bool) []Tier {
+	if !noWindow && !noDigest && !noFacts {
+		return nil
+	}
+	include := []Tier{}
+	for _, t := range []struct {
+		left bool
+		tier Tier
+	}{{noWindow, TierShort}, {noDigest, TierMedium}, {noFacts, TierLong}} {
+		if !t.left {
+			include = append(include, t.tier)
+		}
+	}
+	return include
+}
+
 // MaxTextBytes is the longest recall text: memory.MaxContentBytes, the
 // longest text a record may hold.
 const MaxTextBytes = memory.MaxContentBytes
@@ -45,9 +70,9 @@ type RecallRequest struct {
 	// Scope is the level facts are recalled at: session, agent, user or
 	// store. Empty means session.
 	Scope memory.Level `json:"scope,omitempty"`
-	// Include selects the tiers returned; empty means all three. The
-	// budget is shared as a recall of all three shares it, and the tiers
-	// left out are dropped from what it assembled.
+	// Include selects the tiers returned; empty means all three. A tier
+	// left out is not read and takes none of the budget
+	// (tiered.RecallOptions' NoWindow, NoDigest, NoFacts).
 	Include []Tier `json:"include,omitempty"`
 	// K is how many facts at most; zero means the server's default.
 	K int `json:"k,omitempty"`

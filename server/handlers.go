@@ -27,44 +27,13 @@ func (s *Server) recall(ctx context.Context, id memory.Identity, body []byte) (r
 	if err := refuseStore(id, level); err != nil {
 		return reply{}, err
 	}
-	text := req.Text
-	if !contract.Includes(req.Include, contract.TierLong) {
-		text = "" // no fact is searched for
-	}
-	rec, err := s.mem.RecallWith(ctx, id, text, tiered.RecallOptions{Level: level, K: req.K, Budget: req.Budget})
+	opt := tiered.RecallOptions{Level: level, K: req.K, Budget: req.Budget}
+	opt.NoWindow, opt.NoDigest, opt.NoFacts = contract.LeftOut(req.Include)
+	rec, err := s.mem.RecallWith(ctx, id, req.Text, opt)
 	if err != nil {
 		return reply{}, err
 	}
-	if len(req.Include) > 0 {
-		if rec, err = s.only(ctx, rec, req.Include); err != nil {
-			return reply{}, err
-		}
-	}
 	return jsonReply(http.StatusOK, recallResponse(rec))
-}
-
-// only drops from rec the tiers include leaves out, with their errors,
-// and renders and counts its text again.
-func (s *Server) only(ctx context.Context, rec tiered.Recollection, include []contract.Tier) (tiered.Recollection, error) {
-	if !contract.Includes(include, contract.TierShort) {
-		rec.Window, rec.Errors.Window = nil, nil
-	}
-	if !contract.Includes(include, contract.TierMedium) {
-		rec.Digest, rec.Errors.Digest = nil, nil
-	}
-	if !contract.Includes(include, contract.TierLong) {
-		rec.Facts, rec.Errors.Facts = nil, nil
-	}
-	rec.Degraded = rec.Errors != tiered.TierErrors{}
-	rec.Text, rec.Tokens = tiered.Render(rec), 0
-	if rec.Text != "" {
-		n, err := s.opt.Tokens.CountTokens(ctx, rec.Text)
-		if err != nil {
-			return tiered.Recollection{}, err
-		}
-		rec.Tokens = n
-	}
-	return rec, nil
 }
 
 func (s *Server) list(ctx context.Context, id memory.Identity, body []byte) (reply, error) {
@@ -76,12 +45,9 @@ func (s *Server) list(ctx context.Context, id memory.Identity, body []byte) (rep
 	if err := refuseStore(id, level); err != nil {
 		return reply{}, err
 	}
-	l, err := s.mem.List(ctx, id, tiered.ListOptions{
-		Level: level, Budget: req.Budget,
-		NoWindow: !contract.Includes(req.Include, contract.TierShort),
-		NoDigest: !contract.Includes(req.Include, contract.TierMedium),
-		NoFacts:  !contract.Includes(req.Include, contract.TierLong),
-	})
+	opt := tiered.ListOptions{Level: level, Budget: req.Budget}
+	opt.NoWindow, opt.NoDigest, opt.NoFacts = contract.LeftOut(req.Include)
+	l, err := s.mem.List(ctx, id, opt)
 	if err != nil {
 		return reply{}, err
 	}

@@ -47,11 +47,6 @@ type Options struct {
 	// IdempotencyKeys is how many responses are kept at most, the oldest
 	// dropped first; zero means DefaultIdempotencyKeys.
 	IdempotencyKeys int
-	// Tokens counts the tokens of a recall's text when its include leaves
-	// tiers out and the text is rendered again. Give the store's counter
-	// (backend.StoreOptions.Tokens) when it is not the default; nil means
-	// exact cl100k_base counts, the store's default.
-	Tokens memory.TokenCounter
 	// Logger receives internal errors (answered 500 without their
 	// details); nil discards them.
 	Logger *slog.Logger

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/contract"
-	"github.com/agentmem/memory/internal/tokens"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -43,9 +42,6 @@ func New(mem *tiered.Memory, opt Options) (*Server, error) {
 	opt, err := opt.withDefaults()
 	if err != nil {
 		return nil, err
-	}
-	if opt.Tokens == nil {
-		opt.Tokens = tokens.Counter{}
 	}
 	var calls tiered.Interface = mem
 	if opt.Wrap != nil {

@@ -23,6 +23,12 @@ type RecallOptions struct {
 	// Budget is the tokens the recalled records may hold together
 	// (Record.Tokens), at most Options.Budget; zero means Options.Budget.
 	Budget int
+	// NoWindow, NoDigest and NoFacts leave the window, the digest or the
+	// facts out of the recollection: a tier left out is not searched,
+	// takes none of the budget, and cannot degrade the recall. (The
+	// latest digest's boundary is still read for the window: a failure
+	// to read it then degrades the window.)
+	NoWindow, NoDigest, NoFacts bool
 }
 
 // Recollection is what a recall assembled for a prompt.
@@ -109,20 +115,37 @@ func (m *Memory) RecallWith(ctx context.Context, id memory.Identity, text string
 	}
 	var facts chan found
 	ctx, calls := withCalls(ctx)
-	if text != "" {
+	if text != "" && !opt.NoFacts {
 		facts = make(chan found, 1)
 		go func() {
 			res, err := m.facts.Search(ctx, id, opt.Level, text, opt.K)
 			facts <- found{res, err}
 		}()
 	}
-	d, err := m.latestDigest(ctx, id)
-	if err != nil {
-		out.Errors.Digest = err
+	var (
+		d, shown digest
+		turns    []memory.Record
+	)
+	if !opt.NoWindow || !opt.NoDigest {
+		var err error
+		if d, err = m.latestDigest(ctx, id); err != nil {
+			if opt.NoDigest {
+				out.Errors.Window = err // the window's boundary could not be read
+			} else {
+				out.Errors.Digest = err
+			}
+		}
 	}
-	turns, _, err := m.unfolded(ctx, id, d.through, m.opt.MaxTurns)
-	shown := d
-	if d.version == 0 && out.Errors.Digest == nil && opt.Level != memory.LevelSession {
+	if !opt.NoWindow {
+		var err error
+		if turns, _, err = m.unfolded(ctx, id, d.through, m.opt.MaxTurns); err != nil && out.Errors.Window == nil {
+			out.Errors.Window = err
+		}
+	}
+	if !opt.NoDigest {
+		shown = d
+	}
+	if !opt.NoDigest && d.version == 0 && out.Errors.Digest == nil && opt.Level != memory.LevelSession {
 		// A session not folded yet carries on from the last one's digest.
 		recs, derr := m.st.List(ctx, id, memory.Query{Level: opt.Level, Kinds: []memory.Kind{memory.KindDigest}, Limit: 1})
 		switch {
@@ -133,9 +156,6 @@ func (m *Memory) RecallWith(ctx context.Context, id memory.Identity, text string
 				shown = prev
 			}
 		}
-	}
-	if err != nil {
-		out.Errors.Window = err
 	}
 	var hits []recall.Result
 	if facts != nil {

@@ -609,3 +609,37 @@ func TestAppendTurnIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestRecallLeavesTiersOut checks RecallOptions' NoWindow, NoDigest and
+// NoFacts: a tier left out is not in the recollection, and the budget it
+// would have taken goes to the others.
+func TestRecallLeavesTiersOut(t *testing.T) {
+	d := inmem.New(inmem.Options{})
+	t.Cleanup(func() { _ = d.Close() })
+	m, _ := newWordMemory(t, d, tiered.Options{Budget: 40, Trigger: 40, Target: 20, NoWorkers: true, IdleFlush: -1})
+	ctx := context.Background()
+	if _, err := m.Remember(ctx, alice, "Alice keeps bees in the garden", "Alice keeps hives near the river", "Alice keeps honey in the cellar"); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		say(t, m, alice, fmt.Sprintf("turn %d about nothing in particular today", i))
+	}
+	all, err := m.RecallWith(ctx, alice, "where does alice keep bees hives honey", tiered.RecallOptions{Budget: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all.Window) == 0 || len(all.Facts) == 0 || len(all.Facts) == 3 {
+		t.Fatalf("the whole recall within 24 tokens: %d turns, %d facts; want both, and not every fact", len(all.Window), len(all.Facts))
+	}
+	facts, err := m.RecallWith(ctx, alice, "where does alice keep bees hives honey", tiered.RecallOptions{Budget: 24, NoWindow: true, NoDigest: true})
+	if err != nil || len(facts.Window) != 0 || facts.Digest != nil || len(facts.Facts) != 3 {
+		t.Fatalf("facts alone within 24 tokens: %d turns, digest %v, %d facts (%v); want every fact", len(facts.Window), facts.Digest != nil, len(facts.Facts), err)
+	}
+	if !strings.Contains(facts.Text, "Alice keeps honey") || strings.Contains(facts.Text, "turn 3") {
+		t.Fatalf("facts alone render %q", facts.Text)
+	}
+	window, err := m.RecallWith(ctx, alice, "where does alice keep bees hives honey", tiered.RecallOptions{NoFacts: true})
+	if err != nil || len(window.Facts) != 0 || len(window.Window) != 4 {
+		t.Fatalf("without facts: %d facts, %d turns (%v)", len(window.Facts), len(window.Window), err)
+	}
+}
