@@ -27,8 +27,9 @@
 //
 // A body over Options.MaxBodyBytes is 413, refused by its Content-Length
 // before it is read, or as soon as reading passes the limit, before any
-// decoding. Decoding is strict: invalid UTF-8, unknown fields and data
-// after the JSON value are 400. Each request runs under Options.HandlerTimeout
+// decoding. Decoding is strict: invalid UTF-8, unknown fields, a key
+// spelt in another case or given twice, and data after the JSON value
+// are 400. Each request runs under Options.HandlerTimeout
 // (504 when it passes), and its connection's reads and writes under
 // Options.ReadTimeout and Options.WriteTimeout. Errors are answered with the
 // status of their class and an error body (package contract).
