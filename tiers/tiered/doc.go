@@ -73,8 +73,21 @@
 // a rendered block (Render); Recall does the same with the default
 // options in the shape every memory type shares (memory.Recaller).
 // Recall is always soft: a tier that cannot be read is reported in the
-// result (Degraded, Errors) and the others are returned. Writes and erasures report failures under the default
+// result (Degraded, Errors) and the others are returned; RecallOptions may
+// leave tiers out, unread. List is the strict, complete listing: every fact
+// at a level, with the session's window and digest. Remember stores facts
+// an agent saves on purpose (the document's save_memory) beside those the
+// folds extract. Writes and erasures report failures under the default
 // FailureMode Strict, and log them under Soft.
+//
+// # Local or remote
+//
+// Interface is the calls a Memory answers — Append, Window, RecallWith,
+// Recall, Remember, List, Forget — and a client of the memory service
+// (package client) answers them alike, so code written against it runs
+// on either. An append whose turns carry ids (Turn.ID) is idempotent: the
+// service derives them from a request's Idempotency-Key, so a retried
+// write is stored once whichever replica takes it.
 //
 // # Erasure
 //
