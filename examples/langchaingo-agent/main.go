@@ -26,18 +26,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/tmc/langchaingo/agents"
 	"github.com/tmc/langchaingo/chains"
 	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/schema"
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/internal/scriptedllm"
 	"github.com/agentmem/memory/tiers/langchaingo"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -67,7 +66,7 @@ func run(ctx context.Context, out io.Writer, path string) error {
 	err := withMemory(path, func(m *tiered.Memory) error {
 		// The conversational agent's format: a tool call, or "AI:" and
 		// the answer.
-		model := newModel(
+		model := scriptedllm.New(
 			"Thought: Do I need to use a tool? Yes\nAction: save_memory\nAction Input: Alice is vegetarian",
 			"Thought: Do I need to use a tool? Yes\nAction: save_memory\nAction Input: {\"fact\": \"Alice takes the 9:40 train from Lisbon to Porto\"}",
 			"Thought: Do I need to use a tool? No\nAI: Noted: vegetarian, and the 9:40 train to Porto.",
@@ -81,12 +80,12 @@ func run(ctx context.Context, out io.Writer, path string) error {
 	alice.Session = "run-2"
 	fmt.Fprintln(out, "\n== session 2 (the store opened again)")
 	return withMemory(path, func(m *tiered.Memory) error {
-		model := newModel("Try a vegetarian tasca near São Bento, a short walk from where the 9:40 train arrives.")
+		model := scriptedllm.New("Try a vegetarian tasca near São Bento, a short walk from where the 9:40 train arrives.")
 		if err := conversationTurn(ctx, out, m, alice, model, "Any vegetarian dinner ideas near the station in Porto?"); err != nil {
 			return err
 		}
 		// The one-shot agent's format: a tool call, or "Final Answer:".
-		model = newModel(
+		model = scriptedllm.New(
 			"Thought: look it up\nAction: search_memory\nAction Input: {\"query\": \"train Porto\", \"scope\": \"user\"}",
 			"Thought: I now know the final answer\nFinal Answer: The 9:40 from Lisbon.",
 		)
@@ -127,54 +126,19 @@ func withMemory(path string, f func(*tiered.Memory) error) error {
 	return f(m)
 }
 
-// model is langchaingo's fake model, answering with scripted replies,
-// that keeps the prompts it receives so the program can show what a
-// chain put in them.
-type model struct {
-	*fake.LLM
-	mu      sync.Mutex
-	prompts []string
-}
-
-// newModel returns the fake model answering with replies in turn.
-func newModel(replies ...string) *model { return &model{LLM: fake.NewFakeLLM(replies)} }
-
-// GenerateContent keeps the prompt's text and answers with the next
-// scripted reply.
-func (m *model) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	var b strings.Builder
-	for _, msg := range msgs {
-		for _, p := range msg.Parts {
-			if t, ok := p.(llms.TextContent); ok {
-				b.WriteString(t.Text)
-			}
-		}
-	}
-	m.mu.Lock()
-	m.prompts = append(m.prompts, b.String())
-	m.mu.Unlock()
-	return m.LLM.GenerateContent(ctx, msgs, opts...)
-}
-
-// Call is GenerateContent on one prompt.
-func (m *model) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
-}
-
-// lastPrompt returns the last prompt the model received.
-func (m *model) lastPrompt() string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if len(m.prompts) == 0 {
+// lastPrompt returns the last prompt model received, or "" before any.
+func lastPrompt(model *scriptedllm.Model) string {
+	prompts := model.Prompts()
+	if len(prompts) == 0 {
 		return ""
 	}
-	return m.prompts[len(m.prompts)-1]
+	return prompts[len(prompts)-1]
 }
 
 // conversationTurn is one exchange of a conversation chain with the
 // langchaingo Memory: chains.Run loads the memory for the input into the
 // prompt, calls the model and saves the exchange.
-func conversationTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, model *model, input string) error {
+func conversationTurn(ctx context.Context, out io.Writer, m tiered.Interface, who memory.Identity, model *scriptedllm.Model, input string) error {
 	mem, err := langchaingo.NewMemory(m, who, langchaingo.MemoryOptions{Level: maxReadScope})
 	if err != nil {
 		return err
@@ -183,7 +147,7 @@ func conversationTurn(ctx context.Context, out io.Writer, m tiered.Interface, wh
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "user: %s\nmemory in the prompt:\n%s", input, indent(memoryBlock(model.lastPrompt())))
+	fmt.Fprintf(out, "user: %s\nmemory in the prompt:\n%s", input, indent(memoryBlock(lastPrompt(model))))
 	fmt.Fprintf(out, "assistant: %s\n", reply)
 	return nil
 }

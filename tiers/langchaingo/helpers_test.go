@@ -3,17 +3,15 @@ package langchaingo_test
 import (
 	"context"
 	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tmc/langchaingo/llms"
-	"github.com/tmc/langchaingo/llms/fake"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
+	"github.com/agentmem/memory/internal/scriptedllm"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -60,51 +58,24 @@ func eachDriver(t *testing.T, f func(t *testing.T, m *tiered.Memory)) {
 	}
 }
 
-// model is langchaingo's fake model, scripted with replies, recording
-// the prompts it receives.
-type model struct {
-	*fake.LLM
-	mu      sync.Mutex
-	prompts []string
-}
+// model is langchaingo's fake model answering with scripted replies,
+// keeping the prompts it receives.
+type model struct{ *scriptedllm.Model }
 
-func newModel(replies ...string) *model { return &model{LLM: fake.NewFakeLLM(replies)} }
-
-// GenerateContent records the prompt's text and answers with the next
-// scripted reply.
-func (m *model) GenerateContent(ctx context.Context, msgs []llms.MessageContent, opts ...llms.CallOption) (*llms.ContentResponse, error) {
-	var b strings.Builder
-	for _, msg := range msgs {
-		for _, p := range msg.Parts {
-			if t, ok := p.(llms.TextContent); ok {
-				b.WriteString(t.Text)
-			}
-		}
-	}
-	m.mu.Lock()
-	m.prompts = append(m.prompts, b.String())
-	m.mu.Unlock()
-	return m.LLM.GenerateContent(ctx, msgs, opts...)
-}
-
-// Call is GenerateContent on one prompt.
-func (m *model) Call(ctx context.Context, prompt string, opts ...llms.CallOption) (string, error) {
-	return llms.GenerateFromSinglePrompt(ctx, m, prompt, opts...)
-}
+func newModel(replies ...string) *model { return &model{scriptedllm.New(replies...)} }
 
 // prompt returns the i-th prompt the model received, counting from 0, or
 // from the last backwards when i is negative (-1 is the last).
 func (m *model) prompt(t *testing.T, i int) string {
 	t.Helper()
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	prompts := m.Prompts()
 	if i < 0 {
-		i += len(m.prompts)
+		i += len(prompts)
 	}
-	if i < 0 || i >= len(m.prompts) {
-		t.Fatalf("prompt %d of %d: the model was not called that often", i, len(m.prompts))
+	if i < 0 || i >= len(prompts) {
+		t.Fatalf("prompt %d of %d: the model was not called that often", i, len(prompts))
 	}
-	return m.prompts[i]
+	return prompts[i]
 }
 
 // last returns the last prompt the model received.
@@ -114,11 +85,7 @@ func (m *model) last(t *testing.T) string {
 }
 
 // calls returns how many prompts the model received.
-func (m *model) calls() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return len(m.prompts)
-}
+func (m *model) calls() int { return len(m.Prompts()) }
 
 // window returns id's window as "role: content" lines.
 func window(t *testing.T, m tiered.Interface, id memory.Identity) []string {
