@@ -14,6 +14,7 @@ import (
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/client"
+	"github.com/agentmem/memory/internal/servicetest"
 	"github.com/agentmem/memory/server"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -84,18 +85,7 @@ func serve(t testing.TB, mem *tiered.Memory, opt server.Options) (*server.Server
 	if opt.Authenticator == nil {
 		opt.Authenticator = server.TrustedHeaders{}
 	}
-	s, err := server.New(mem, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-		hs.Close()
-	})
-	return s, hs
+	return servicetest.Serve(t, mem, opt)
 }
 
 // newClient returns a client of base with quick retries.

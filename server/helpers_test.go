@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend"
@@ -18,6 +17,7 @@ import (
 	"github.com/agentmem/memory/backend/inmem"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/contract"
+	"github.com/agentmem/memory/internal/servicetest"
 	"github.com/agentmem/memory/server"
 	"github.com/agentmem/memory/tiers/tiered"
 )
@@ -132,18 +132,7 @@ func serve(t testing.TB, mem *tiered.Memory, opt server.Options) (*server.Server
 	if opt.Authenticator == nil {
 		opt.Authenticator = bearer(t, server.BearerOptions{})
 	}
-	s, err := server.New(mem, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = s.Shutdown(ctx)
-		hs.Close()
-	})
-	return s, hs
+	return servicetest.Serve(t, mem, opt)
 }
 
 // token signs claims with secret.

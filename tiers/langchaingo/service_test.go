@@ -2,15 +2,14 @@ package langchaingo_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tmc/langchaingo/chains"
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/client"
+	"github.com/agentmem/memory/internal/servicetest"
 	"github.com/agentmem/memory/server"
 	"github.com/agentmem/memory/tiers/langchaingo"
 )
@@ -21,17 +20,7 @@ import (
 // the chain's exchange is stored in the service's window.
 func TestChainOverService(t *testing.T) {
 	local := newTiered(t, "inmem")
-	srv, err := server.New(local, server.Options{Authenticator: server.TrustedHeaders{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-		hs.Close()
-	})
+	_, hs := servicetest.Serve(t, local, server.Options{Authenticator: server.TrustedHeaders{}})
 	cl, err := client.New(hs.URL, client.Options{})
 	if err != nil {
 		t.Fatal(err)
