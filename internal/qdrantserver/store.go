@@ -1,7 +1,6 @@
 package qdrantserver
 
 import (
-	"sort"
 	"sync"
 
 	"github.com/qdrant/go-client/qdrant"
@@ -54,16 +53,6 @@ type collection struct {
 	vectorsConfig *qdrant.VectorsConfig
 	sparseConfig  *qdrant.SparseVectorConfig
 	opID          uint64
-}
-
-// sortedPoints returns the collection's points ordered by id.
-func (c *collection) sortedPoints() []*point {
-	ps := make([]*point, 0, len(c.points))
-	for _, p := range c.points {
-		ps = append(ps, p)
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].id.less(ps[j].id) })
-	return ps
 }
 
 // notFound is Qdrant's error for a missing collection.
