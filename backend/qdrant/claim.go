@@ -385,7 +385,7 @@ func (d *Driver) Enqueue(ctx context.Context, items []driver.Work) (int, error) 
 		for k := range seen {
 			queues[k.queue] = true
 		}
-		d.work().dropPools(slices.Collect(maps.Keys(queues))...)
+		d.queue.dropPools(slices.Collect(maps.Keys(queues))...)
 	}()
 	added := 0
 	for attempt := 1; len(pending) > 0; attempt++ {
@@ -635,9 +635,6 @@ func newWorkState() *workState {
 	return &workState{bounds: map[string]int64{}, claims: map[string]int{}, pools: map[string]*pool{}, reading: map[string]chan struct{}{}, reserved: map[string]bool{}}
 }
 
-// work returns d's workState.
-func (d *Driver) work() *workState { return d.queue }
-
 // Claim narrows its ordered read by a creation time learnt from the
 // reads before it (workState.bounds): per queue, one at or below which
 // the last unbounded read found its claimReach claimable items, or
@@ -669,7 +666,7 @@ func bounded(f *qc.Filter, b int64) *qc.Filter {
 // returns are the oldest of all.
 func (d *Driver) claimable(ctx context.Context, queue string, want, enough int, now int64) ([]queued, *qc.Filter, error) {
 	f := claimFilter(queue, now)
-	ws := d.work()
+	ws := d.queue
 	ws.mu.Lock()
 	b, ok := ws.bounds[queue]
 	ws.mu.Unlock()
@@ -755,7 +752,7 @@ func (d *Driver) Claim(ctx context.Context, queue string, n int, lease time.Dura
 		return nil, err
 	}
 	defer leave()
-	ws := d.work()
+	ws := d.queue
 	ws.mu.Lock()
 	ws.claims[queue]++
 	concurrent := ws.claims[queue] > 1
@@ -1059,7 +1056,7 @@ func (d *Driver) Release(ctx context.Context, l driver.Lease) error {
 	defer leave()
 	_, err = d.settle(ctx, l, func(p *workPoint) { p.state, p.token, p.until = statePending, "", 0 })
 	if err == nil {
-		d.work().dropPools(l.Queue)
+		d.queue.dropPools(l.Queue)
 	}
 	return err
 }
@@ -1115,7 +1112,7 @@ func (d *Driver) Complete(ctx context.Context, l driver.Lease) error {
 	if !slices.ContainsFunc(after[pointString(id)].writes, func(w write) bool { return w.token == token }) {
 		return driver.StaleLease(l)
 	}
-	ws := d.work()
+	ws := d.queue
 	ws.mu.Lock()
 	ws.done = append(ws.done, doneRef{id, inc})
 	var batch []doneRef
