@@ -3,10 +3,8 @@ package backendtest
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/agentmem/memory"
 	"github.com/agentmem/memory/backend/driver"
+	"github.com/agentmem/memory/internal/latency"
 	"github.com/agentmem/memory/internal/proctest"
 )
 
@@ -147,7 +146,7 @@ func benchmarkSearchText(b *testing.B, c TextBenchConfig, scopes, perScope int) 
 func TimeEach(b *testing.B, op func(i int) (int, error)) {
 	ds := timeEach(b, op)
 	b.ReportMetric(medianNs(ds), "median-ns/op")
-	b.ReportMetric(quantileNs(ds, 0.99), "p99-ns/op")
+	b.ReportMetric(float64(latency.Percentile(ds, 99)), "p99-ns/op")
 }
 
 // firstSearch is the search BenchmarkFirstSearchText times: its query and
@@ -260,14 +259,6 @@ func BenchmarkFirstSearchTextNewProcess(b *testing.B, c TextBenchConfig) {
 	}
 	b.StopTimer()
 	b.ReportMetric(medianNs(ds), "median-ns/op")
-	b.ReportMetric(quantileNs(ds, 0), "min-ns/op")
-	b.ReportMetric(quantileNs(ds, 1), "max-ns/op")
-}
-
-// quantileNs returns the q-quantile of ds in nanoseconds.
-func quantileNs(ds []time.Duration, q float64) float64 {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(math.Ceil(q*float64(len(s)))) - 1
-	return float64(s[max(0, min(i, len(s)-1))])
+	b.ReportMetric(float64(latency.Percentile(ds, 0)), "min-ns/op")
+	b.ReportMetric(float64(latency.Percentile(ds, 100)), "max-ns/op")
 }

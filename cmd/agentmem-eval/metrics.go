@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/agentmem/memory/internal/latency"
 )
 
 // Cutoffs are the k of the Hit@k the command reports. The largest is how
@@ -78,18 +80,6 @@ func FirstRank(dias []string, evidence []string) int {
 		}
 	}
 	return 0
-}
-
-// Percentile returns the p-th percentile (0 < p <= 100) of ds by the
-// nearest-rank method: the smallest value at least p percent of the values
-// are at or below. It sorts ds. It returns 0 for no values.
-func Percentile(ds []time.Duration, p float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	rank := int(float64(len(ds))*p/100 + 0.999999999)
-	return ds[min(max(rank, 1), len(ds))-1]
 }
 
 // Report is the result of one evaluation run.
@@ -179,9 +169,9 @@ func (r *Report) Write(w io.Writer, heading string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	lat := slices.Clone(r.Latencies)
+	lat := r.Latencies
 	fmt.Fprintf(&b, "\nrecall latency over %d recalls: p50=%s p95=%s; ingest %s\n",
-		len(lat), Percentile(lat, 50).Round(time.Microsecond), Percentile(lat, 95).Round(time.Microsecond), r.Ingest.Round(time.Millisecond))
+		len(lat), latency.Percentile(lat, 50).Round(time.Microsecond), latency.Percentile(lat, 95).Round(time.Microsecond), r.Ingest.Round(time.Millisecond))
 	b.WriteString(r.Summary() + "\n")
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -54,25 +54,6 @@ func TestFirstRank(t *testing.T) {
 	}
 }
 
-func TestPercentile(t *testing.T) {
-	var ds []time.Duration
-	for i := 100; i >= 1; i-- { // unsorted on purpose
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 95: 95 * time.Millisecond, 100: 100 * time.Millisecond, 1: time.Millisecond, 0.5: time.Millisecond} {
-		if got := Percentile(ds, p); got != want {
-			t.Errorf("p%v = %v, want %v", p, got, want)
-		}
-	}
-	three := []time.Duration{3, 1, 2}
-	if Percentile(three, 50) != 2 || Percentile(three, 95) != 3 {
-		t.Errorf("p50, p95 of 1, 2, 3: %v, %v", Percentile(three, 50), Percentile(three, 95))
-	}
-	if Percentile(nil, 50) != 0 {
-		t.Error("the percentile of nothing is not 0")
-	}
-}
-
 func TestReportWrite(t *testing.T) {
 	r := &Report{Skipped: map[string]int{skipNoEvidence: 2}, Conversations: 1, Turns: 10, Questions: 6}
 	r.ByCategory[1].Add(1)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentmem/memory/backend"
 	"github.com/agentmem/memory/backend/sqlite"
 	"github.com/agentmem/memory/client"
+	"github.com/agentmem/memory/internal/latency"
 	"github.com/agentmem/memory/tiers/tiered"
 )
 
@@ -89,17 +90,6 @@ func drive(ctx context.Context, cl *client.Client, sessions, turns int, session 
 	return out
 }
 
-// quantile returns the q-quantile of ds (nearest rank).
-func quantile(ds []time.Duration, q float64) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	i := int(q*float64(len(s))+0.999999) - 1
-	return s[min(max(i, 0), len(s)-1)]
-}
-
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
@@ -131,7 +121,7 @@ func TestLoad(t *testing.T) {
 	}
 	t.Logf("%d sessions × %d turns in %v: write p50 %.2f ms p99 %.2f ms; recall p50 %.2f ms p99 %.2f ms",
 		loadSessions, loadTurns, got.elapsed.Round(time.Millisecond),
-		ms(quantile(got.writes, 0.5)), ms(quantile(got.writes, 0.99)), ms(quantile(got.recalls, 0.5)), ms(quantile(got.recalls, 0.99)))
+		ms(latency.Percentile(got.writes, 50)), ms(latency.Percentile(got.writes, 99)), ms(latency.Percentile(got.recalls, 50)), ms(latency.Percentile(got.recalls, 99)))
 	s.shutdown(t)
 
 	d, err := sqlite.Open(s.env["AGENTMEM_DB"], sqlite.Options{})
@@ -184,10 +174,10 @@ func BenchmarkLoad(b *testing.B) {
 				writes, recalls, elapsed = append(writes, got.writes...), append(recalls, got.recalls...), elapsed+got.elapsed
 				s.shutdown(b)
 			}
-			b.ReportMetric(ms(quantile(writes, 0.5)), "write-p50-ms")
-			b.ReportMetric(ms(quantile(writes, 0.99)), "write-p99-ms")
-			b.ReportMetric(ms(quantile(recalls, 0.5)), "recall-p50-ms")
-			b.ReportMetric(ms(quantile(recalls, 0.99)), "recall-p99-ms")
+			b.ReportMetric(ms(latency.Percentile(writes, 50)), "write-p50-ms")
+			b.ReportMetric(ms(latency.Percentile(writes, 99)), "write-p99-ms")
+			b.ReportMetric(ms(latency.Percentile(recalls, 50)), "recall-p50-ms")
+			b.ReportMetric(ms(latency.Percentile(recalls, 99)), "recall-p99-ms")
 			b.ReportMetric(float64(len(writes)+len(recalls))/elapsed.Seconds(), "calls/s")
 		})
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentmem/memory/backend/postgres"
 	"github.com/agentmem/memory/client"
 	"github.com/agentmem/memory/internal/foldcheck"
+	"github.com/agentmem/memory/internal/latency"
 	"github.com/agentmem/memory/internal/pgtest"
 	"github.com/agentmem/memory/internal/proctest"
 	"github.com/agentmem/memory/tiers/tiered"
@@ -163,7 +164,7 @@ func TestTwoServersFoldOnce(t *testing.T) {
 		folded += h.Folded
 	}
 	t.Logf("%d digest versions folding %d turns; write p50 %.2f ms p99 %.2f ms, recall p50 %.2f ms p99 %.2f ms",
-		versions, folded, ms(quantile(got.writes, 0.5)), ms(quantile(got.writes, 0.99)), ms(quantile(got.recalls, 0.5)), ms(quantile(got.recalls, 0.99)))
+		versions, folded, ms(latency.Percentile(got.writes, 50)), ms(latency.Percentile(got.writes, 99)), ms(latency.Percentile(got.recalls, 50)), ms(latency.Percentile(got.recalls, 99)))
 	if folds != int64(versions) || foldedTurns != int64(folded) {
 		t.Errorf("the servers made %d folds of %d turns, but %d digest versions fold %d turns: a fold was done twice, or one lost", folds, foldedTurns, versions, folded)
 	}
